@@ -61,7 +61,7 @@ import {
   typeList,
   typePhrase,
   writeFileAtomic
-} from "./chunk-HONZEEBK.js";
+} from "./chunk-KQRSLNFH.js";
 import {
   __commonJS,
   __toESM

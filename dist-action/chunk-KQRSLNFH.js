@@ -1477,7 +1477,7 @@ var require_stringify = __commonJS({
         props.push(doc.directives.tagString(tag));
       return props.join(" ");
     }
-    function stringify2(item, ctx, onComment, onChompKeep) {
+    function stringify(item, ctx, onComment, onChompKeep) {
       if (identity.isPair(item))
         return item.toString(ctx, onComment, onChompKeep);
       if (identity.isAlias(item)) {
@@ -1506,7 +1506,7 @@ var require_stringify = __commonJS({
 ${ctx.indent}${str}`;
     }
     exports.createStringifyContext = createStringifyContext;
-    exports.stringify = stringify2;
+    exports.stringify = stringify;
   }
 });
 
@@ -1516,7 +1516,7 @@ var require_stringifyPair = __commonJS({
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
-    var stringify2 = require_stringify();
+    var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -1538,7 +1538,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str = stringify2.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -1590,7 +1590,7 @@ ${indent}:`;
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
-      const valueStr = stringify2.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      const valueStr = stringify.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
       let ws = " ";
       if (keyComment || vsb || vcb) {
         ws = vsb ? "\n" : "";
@@ -1731,7 +1731,7 @@ var require_addPairToJSMap = __commonJS({
     "use strict";
     var log = require_log();
     var merge = require_merge();
-    var stringify2 = require_stringify();
+    var stringify = require_stringify();
     var identity = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map, { key, value }) {
@@ -1767,7 +1767,7 @@ var require_addPairToJSMap = __commonJS({
       if (typeof jsKey !== "object")
         return String(jsKey);
       if (identity.isNode(key) && ctx?.doc) {
-        const strCtx = stringify2.createStringifyContext(ctx.doc, {});
+        const strCtx = stringify.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node of ctx.anchors.keys())
           strCtx.anchors.add(node.anchor);
@@ -1834,12 +1834,12 @@ var require_stringifyCollection = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var stringify2 = require_stringify();
+    var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyCollection(collection, ctx, options) {
       const flow = ctx.inFlow ?? collection.flow;
-      const stringify3 = flow ? stringifyFlowCollection : stringifyBlockCollection;
-      return stringify3(collection, ctx, options);
+      const stringify2 = flow ? stringifyFlowCollection : stringifyBlockCollection;
+      return stringify2(collection, ctx, options);
     }
     function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
       const { indent, options: { commentString } } = ctx;
@@ -1864,7 +1864,7 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str2 = stringify2.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        let str2 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
         if (comment2)
           str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
@@ -1931,7 +1931,7 @@ ${indent}${line}` : "\n";
         }
         if (comment)
           reqNewline = true;
-        let str = stringify2.stringify(item, itemCtx, () => comment = null);
+        let str = stringify.stringify(item, itemCtx, () => comment = null);
         reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
         if (i < items.length - 1) {
           str += ",";
@@ -3292,7 +3292,7 @@ var require_stringifyDocument = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var stringify2 = require_stringify();
+    var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options) {
       const lines = [];
@@ -3307,7 +3307,7 @@ var require_stringifyDocument = __commonJS({
       }
       if (hasDirectives)
         lines.push("---");
-      const ctx = stringify2.createStringifyContext(doc, options);
+      const ctx = stringify.createStringifyContext(doc, options);
       const { commentString } = ctx.options;
       if (doc.commentBefore) {
         if (lines.length !== 1)
@@ -3329,7 +3329,7 @@ var require_stringifyDocument = __commonJS({
           contentComment = doc.contents.comment;
         }
         const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
-        let body = stringify2.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
+        let body = stringify.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
         if (contentComment)
           body += stringifyComment.lineComment(body, "", commentString(contentComment));
         if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
@@ -3337,7 +3337,7 @@ var require_stringifyDocument = __commonJS({
         } else
           lines.push(body);
       } else {
-        lines.push(stringify2.stringify(doc.contents, ctx));
+        lines.push(stringify.stringify(doc.contents, ctx));
       }
       if (doc.directives?.docEnd) {
         if (doc.comment) {
@@ -5473,7 +5473,7 @@ var require_cst_scalar = __commonJS({
 var require_cst_stringify = __commonJS({
   "node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
     "use strict";
-    var stringify2 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
+    var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
       switch (token.type) {
         case "block-scalar": {
@@ -5526,7 +5526,7 @@ var require_cst_stringify = __commonJS({
         res += stringifyToken(value);
       return res;
     }
-    exports.stringify = stringify2;
+    exports.stringify = stringify;
   }
 });
 
@@ -6321,15 +6321,15 @@ var require_parser = __commonJS({
     var node_process = __require("process");
     var cst = require_cst();
     var lexer = require_lexer();
-    function includesToken(list2, type) {
-      for (let i = 0; i < list2.length; ++i)
-        if (list2[i].type === type)
+    function includesToken(list, type) {
+      for (let i = 0; i < list.length; ++i)
+        if (list[i].type === type)
           return true;
       return false;
     }
-    function findNonEmptyIndex(list2) {
-      for (let i = 0; i < list2.length; ++i) {
-        switch (list2[i].type) {
+    function findNonEmptyIndex(list) {
+      for (let i = 0; i < list.length; ++i) {
+        switch (list[i].type) {
           case "space":
           case "comment":
           case "newline":
@@ -7237,7 +7237,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse2(src, reviver, options) {
+    function parse(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -7256,7 +7256,7 @@ var require_public_api = __commonJS({
       }
       return doc.toJS(Object.assign({ reviver: _reviver }, options));
     }
-    function stringify2(value, replacer, options) {
+    function stringify(value, replacer, options) {
       let _replacer = null;
       if (typeof replacer === "function" || Array.isArray(replacer)) {
         _replacer = replacer;
@@ -7278,10 +7278,10 @@ var require_public_api = __commonJS({
         return value.toString(options);
       return new Document.Document(value, _replacer, options).toString(options);
     }
-    exports.parse = parse2;
+    exports.parse = parse;
     exports.parseAllDocuments = parseAllDocuments;
     exports.parseDocument = parseDocument2;
-    exports.stringify = stringify2;
+    exports.stringify = stringify;
   }
 });
 
@@ -7465,10 +7465,10 @@ var require_code = __commonJS({
     function interpolate(x) {
       return typeof x == "number" || typeof x == "boolean" || x === null ? x : safeStringify(Array.isArray(x) ? x.join(",") : x);
     }
-    function stringify2(x) {
+    function stringify(x) {
       return new _Code(safeStringify(x));
     }
-    exports.stringify = stringify2;
+    exports.stringify = stringify;
     function safeStringify(x) {
       return JSON.stringify(x).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
     }
@@ -8773,12 +8773,12 @@ var require_applicability = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.shouldUseRule = exports.shouldUseGroup = exports.schemaHasRulesForType = void 0;
     function schemaHasRulesForType({ schema, self }, type) {
-      const group2 = self.RULES.types[type];
-      return group2 && group2 !== true && shouldUseGroup(schema, group2);
+      const group = self.RULES.types[type];
+      return group && group !== true && shouldUseGroup(schema, group);
     }
     exports.schemaHasRulesForType = schemaHasRulesForType;
-    function shouldUseGroup(schema, group2) {
-      return group2.rules.some((rule) => shouldUseRule(schema, rule));
+    function shouldUseGroup(schema, group) {
+      return group.rules.some((rule) => shouldUseRule(schema, rule));
     }
     exports.shouldUseGroup = shouldUseGroup;
     function shouldUseRule(schema, rule) {
@@ -9808,36 +9808,36 @@ var require_validate = __commonJS({
       if (!opts.jtd)
         checkStrictTypes(it, types);
       gen.block(() => {
-        for (const group2 of RULES.rules)
-          groupKeywords(group2);
+        for (const group of RULES.rules)
+          groupKeywords(group);
         groupKeywords(RULES.post);
       });
-      function groupKeywords(group2) {
-        if (!(0, applicability_1.shouldUseGroup)(schema, group2))
+      function groupKeywords(group) {
+        if (!(0, applicability_1.shouldUseGroup)(schema, group))
           return;
-        if (group2.type) {
-          gen.if((0, dataType_2.checkDataType)(group2.type, data, opts.strictNumbers));
-          iterateKeywords(it, group2);
-          if (types.length === 1 && types[0] === group2.type && typeErrors) {
+        if (group.type) {
+          gen.if((0, dataType_2.checkDataType)(group.type, data, opts.strictNumbers));
+          iterateKeywords(it, group);
+          if (types.length === 1 && types[0] === group.type && typeErrors) {
             gen.else();
             (0, dataType_2.reportTypeError)(it);
           }
           gen.endIf();
         } else {
-          iterateKeywords(it, group2);
+          iterateKeywords(it, group);
         }
         if (!allErrors)
           gen.if((0, codegen_1._)`${names_1.default.errors} === ${errsCount || 0}`);
       }
     }
-    function iterateKeywords(it, group2) {
+    function iterateKeywords(it, group) {
       const { gen, schema, opts: { useDefaults } } = it;
       if (useDefaults)
-        (0, defaults_1.assignDefaults)(it, group2.type);
+        (0, defaults_1.assignDefaults)(it, group.type);
       gen.block(() => {
-        for (const rule of group2.rules) {
+        for (const rule of group.rules) {
           if ((0, applicability_1.shouldUseRule)(schema, rule)) {
-            keywordCode(it, rule.keyword, rule.definition, group2.type);
+            keywordCode(it, rule.keyword, rule.definition, group.type);
           }
         }
       });
@@ -11175,7 +11175,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse2(serialize(uri, options), options);
+        parse(serialize(uri, options), options);
       }
       return uri;
     }
@@ -11218,8 +11218,8 @@ var require_fast_uri = __commonJS({
     function resolveComponent(base, relative, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base = parse2(serialize(base, options), options);
-        relative = parse2(serialize(relative, options), options);
+        base = parse(serialize(base, options), options);
+        relative = parse(serialize(relative, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative.scheme) {
@@ -11537,7 +11537,7 @@ var require_fast_uri = __commonJS({
       }
       return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
-    function parse2(uri, opts) {
+    function parse(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
     }
     function normalizeString(uri, opts) {
@@ -11574,7 +11574,7 @@ var require_fast_uri = __commonJS({
       resolveComponent,
       equal,
       serialize,
-      parse: parse2
+      parse
     };
     module.exports = fastUri;
     module.exports.default = fastUri;
@@ -11968,10 +11968,10 @@ var require_core = __commonJS({
         const { RULES } = this;
         delete RULES.keywords[keyword];
         delete RULES.all[keyword];
-        for (const group2 of RULES.rules) {
-          const i = group2.rules.findIndex((rule) => rule.keyword === keyword);
+        for (const group of RULES.rules) {
+          const i = group.rules.findIndex((rule) => rule.keyword === keyword);
           if (i >= 0)
-            group2.rules.splice(i, 1);
+            group.rules.splice(i, 1);
         }
         return this;
       }
@@ -14620,8 +14620,8 @@ var require_dist2 = __commonJS({
         return ajv;
       }
       const [formats, exportName] = opts.mode === "fast" ? [formats_1.fastFormats, fastName] : [formats_1.fullFormats, fullName];
-      const list2 = opts.formats || formats_1.formatNames;
-      addFormats(ajv, list2, formats, exportName);
+      const list = opts.formats || formats_1.formatNames;
+      addFormats(ajv, list, formats, exportName);
       if (opts.keywords)
         (0, limit_1.default)(ajv);
       return ajv;
@@ -14633,11 +14633,11 @@ var require_dist2 = __commonJS({
         throw new Error(`Unknown format "${name}"`);
       return f;
     };
-    function addFormats(ajv, list2, fs, exportName) {
+    function addFormats(ajv, list, fs, exportName) {
       var _a;
       var _b;
       (_a = (_b = ajv.opts.code).formats) !== null && _a !== void 0 ? _a : _b.formats = (0, codegen_1._)`require("ajv-formats/dist/formats").${exportName}`;
-      for (const f of list2)
+      for (const f of list)
         ajv.addFormat(f, fs[f]);
     }
     module.exports = exports = formatsPlugin;
@@ -15644,7 +15644,7 @@ var require_util2 = __commonJS({
     var { IncomingMessage } = __require("node:http");
     var stream = __require("node:stream");
     var net = __require("node:net");
-    var { stringify: stringify2 } = __require("node:querystring");
+    var { stringify } = __require("node:querystring");
     var { EventEmitter: EE } = __require("node:events");
     var timers = require_timers();
     var { InvalidArgumentError, ConnectTimeoutError } = require_errors3();
@@ -15710,7 +15710,7 @@ var require_util2 = __commonJS({
       if (pathHasQueryOrFragment(url)) {
         throw new Error('Query params cannot be passed when url already contains "?" or "#".');
       }
-      const stringified = stringify2(queryParams);
+      const stringified = stringify(queryParams);
       if (stringified) {
         url += "?" + stringified;
       }
@@ -19079,7 +19079,7 @@ var require_webidl = __commonJS({
     var assert = __require("node:assert");
     var { types, inspect } = __require("node:util");
     var { runtimeFeatures } = require_runtime_features();
-    var UNDEFINED2 = 1;
+    var UNDEFINED = 1;
     var BOOLEAN = 2;
     var STRING = 3;
     var SYMBOL = 4;
@@ -19098,8 +19098,8 @@ var require_webidl = __commonJS({
       return new TypeError(`${message.header}: ${message.message}`);
     };
     webidl.errors.conversionFailed = function(opts) {
-      const plural2 = opts.types.length === 1 ? "" : " one of";
-      const message = `${opts.argument} could not be converted to${plural2}: ${opts.types.join(", ")}.`;
+      const plural = opts.types.length === 1 ? "" : " one of";
+      const message = `${opts.argument} could not be converted to${plural}: ${opts.types.join(", ")}.`;
       return webidl.errors.exception({
         header: opts.prefix,
         message
@@ -19148,7 +19148,7 @@ var require_webidl = __commonJS({
     webidl.util.Type = function(V) {
       switch (typeof V) {
         case "undefined":
-          return UNDEFINED2;
+          return UNDEFINED;
         case "boolean":
           return BOOLEAN;
         case "string":
@@ -19169,7 +19169,7 @@ var require_webidl = __commonJS({
       }
     };
     webidl.util.Types = {
-      UNDEFINED: UNDEFINED2,
+      UNDEFINED,
       BOOLEAN,
       STRING,
       SYMBOL,
@@ -19180,7 +19180,7 @@ var require_webidl = __commonJS({
     };
     webidl.util.TypeValueToString = function(o) {
       switch (webidl.util.Type(o)) {
-        case UNDEFINED2:
+        case UNDEFINED:
           return "Undefined";
         case BOOLEAN:
           return "Boolean";
@@ -20360,8 +20360,8 @@ var require_util3 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name, list2) {
-      const value = list2.get(name, true);
+    function getDecodeSplit(name, list) {
+      const value = list.get(name, true);
       if (value === null) {
         return null;
       }
@@ -34420,9 +34420,9 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
         webidl.brandCheck(this, _Headers);
-        const list2 = this.#headersList.cookies;
-        if (list2) {
-          return [...list2];
+        const list = this.#headersList.cookies;
+        if (list) {
+          return [...list];
         }
         return [];
       }
@@ -34446,8 +34446,8 @@ var require_headers = __commonJS({
        * @param {Headers} target
        * @param {HeadersList} list
        */
-      static setHeadersList(target, list2) {
-        target.#headersList = list2;
+      static setHeadersList(target, list) {
+        target.#headersList = list;
       }
     };
     var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers;
@@ -35398,13 +35398,13 @@ var require_request2 = __commonJS({
         if (this.signal.aborted) {
           ac.abort(this.signal.reason);
         } else {
-          let list2 = dependentControllerMap.get(this.signal);
-          if (list2 === void 0) {
-            list2 = /* @__PURE__ */ new Set();
-            dependentControllerMap.set(this.signal, list2);
+          let list = dependentControllerMap.get(this.signal);
+          if (list === void 0) {
+            list = /* @__PURE__ */ new Set();
+            dependentControllerMap.set(this.signal, list);
           }
           const acRef = new WeakRef(ac);
-          list2.add(acRef);
+          list.add(acRef);
           util.addAbortListener(
             ac.signal,
             buildAbort(acRef)
@@ -37812,7 +37812,7 @@ var require_util5 = __commonJS({
         throw new Error("Invalid cookie max-age");
       }
     }
-    function stringify2(cookie) {
+    function stringify(cookie) {
       if (cookie.name.length === 0) {
         return null;
       }
@@ -37874,7 +37874,7 @@ var require_util5 = __commonJS({
       validateCookiePath,
       validateCookieValue,
       toIMFDate,
-      stringify: stringify2
+      stringify
     };
   }
 });
@@ -38021,7 +38021,7 @@ var require_cookies = __commonJS({
   "node_modules/undici/lib/web/cookies/index.js"(exports, module) {
     "use strict";
     var { parseSetCookie } = require_parse();
-    var { stringify: stringify2 } = require_util5();
+    var { stringify } = require_util5();
     var { webidl } = require_webidl();
     var { Headers } = require_headers();
     var brandChecks = webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean));
@@ -38069,7 +38069,7 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
       brandChecks(headers);
       cookie = webidl.converters.Cookie(cookie);
-      const str = stringify2(cookie);
+      const str = stringify(cookie);
       if (str) {
         headers.append("set-cookie", str, true);
       }
@@ -41467,10 +41467,10 @@ var ConvergenceError = class extends Error {
   /** Addresses of the duplicates the platform still showed (an apply never exits 0 with one). */
   duplicates;
   constructor(pending, waitedMs, duplicates = []) {
-    const list2 = (xs) => `${xs.slice(0, 10).join(", ")}${xs.length > 10 ? ", …" : ""}`;
+    const list = (xs) => `${xs.slice(0, 10).join(", ")}${xs.length > 10 ? ", …" : ""}`;
     const parts = [
-      ...pending.length > 0 ? [`did not show ${pending.length} change(s): ${list2(pending)}`] : [],
-      ...duplicates.length > 0 ? [`still shows ${duplicates.length} duplicate(s): ${list2(duplicates)}`] : []
+      ...pending.length > 0 ? [`did not show ${pending.length} change(s): ${list(pending)}`] : [],
+      ...duplicates.length > 0 ? [`still shows ${duplicates.length} duplicate(s): ${list(duplicates)}`] : []
     ];
     super(
       `the platform accepted the writes but after ${Math.round(waitedMs / 1e3)} s ${parts.join("; and ")}. ` + (duplicates.length > 0 ? "Run `carte apply` again: the plan removes the duplicates." : "Run `carte plan` in a few minutes to see whether they arrived.")
@@ -41572,12 +41572,12 @@ function cut(text, max) {
   return chars.length > max ? { shown: chars.slice(0, max).join(""), cut: true } : { shown: text, cut: false };
 }
 function quote(value, max = QUOTE_MAX) {
-  const { shown: shown2, cut: wasCut } = cut(typeof value === "string" ? value : String(value), max);
-  return escapeInvisible(JSON.stringify(shown2)) + (wasCut ? "…" : "");
+  const { shown, cut: wasCut } = cut(typeof value === "string" ? value : String(value), max);
+  return escapeInvisible(JSON.stringify(shown)) + (wasCut ? "…" : "");
 }
 function bare(value, max = QUOTE_MAX) {
-  const { shown: shown2, cut: wasCut } = cut(value, max);
-  const escaped = escapeInvisible(shown2.replace(/\\/g, "\\\\"));
+  const { shown, cut: wasCut } = cut(value, max);
+  const escaped = escapeInvisible(shown.replace(/\\/g, "\\\\"));
   return escaped + (wasCut ? "…" : "");
 }
 
@@ -42045,8 +42045,8 @@ function numberProblem(value, text, range, isId) {
 }
 function secondDocumentMessage(text, offset, line) {
   const marker = text.startsWith("---", offset) ? "---" : "...";
-  const where2 = marker === "---" ? `line ${line}` : `line ${line}, after the end marker \`...\``;
-  return `a carte file holds one YAML document; this second document (${where2}) would be ignored: remove the \`${marker}\` or move it to its own file`;
+  const where = marker === "---" ? `line ${line}` : `line ${line}, after the end marker \`...\``;
+  return `a carte file holds one YAML document; this second document (${where}) would be ignored: remove the \`${marker}\` or move it to its own file`;
 }
 function yamlMessage(message) {
   const first = message.split("\n")[0] ?? message;
@@ -42828,9 +42828,9 @@ var RouteMatcher = class {
   constructor(entries) {
     for (const [name, value] of entries) {
       const segments = routeTemplate(name).split("/").slice(1);
-      let list2 = this.byLength.get(segments.length);
-      if (!list2) this.byLength.set(segments.length, list2 = []);
-      list2.push({ name, method: routeMethod(name), segments, value });
+      let list = this.byLength.get(segments.length);
+      if (!list) this.byLength.set(segments.length, list = []);
+      list.push({ name, method: routeMethod(name), segments, value });
     }
   }
   /** Every route whose template matches `path`, whatever its method, in the order given. */
@@ -42994,11 +42994,11 @@ function invalidUtf8Position(bytes) {
 }
 
 // src/platform/schemas.ts
-import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync2 } from "node:fs";
-import { createRequire as createRequire2 } from "node:module";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 
-// src/config/ajv.ts
+// src/json-schema/ajv.ts
 var import_ajv = __toESM(require_ajv(), 1);
 var import_standalone = __toESM(require_standalone(), 1);
 var import_ajv_formats = __toESM(require_dist2(), 1);
@@ -43010,1113 +43010,6 @@ function ajvParts() {
     standaloneCode: unwrapped(import_standalone.default),
     addFormats: unwrapped(import_ajv_formats.default)
   };
-}
-
-// node_modules/leven/index.js
-var array = [];
-var characterCodeCache = [];
-function leven(first, second, options) {
-  if (first === second) {
-    return 0;
-  }
-  const maxDistance = options?.maxDistance;
-  const swap = first;
-  if (first.length > second.length) {
-    first = second;
-    second = swap;
-  }
-  let firstLength = first.length;
-  let secondLength = second.length;
-  while (firstLength > 0 && first.charCodeAt(~-firstLength) === second.charCodeAt(~-secondLength)) {
-    firstLength--;
-    secondLength--;
-  }
-  let start = 0;
-  while (start < firstLength && first.charCodeAt(start) === second.charCodeAt(start)) {
-    start++;
-  }
-  firstLength -= start;
-  secondLength -= start;
-  if (maxDistance !== void 0 && secondLength - firstLength > maxDistance) {
-    return maxDistance;
-  }
-  if (firstLength === 0) {
-    return maxDistance !== void 0 && secondLength > maxDistance ? maxDistance : secondLength;
-  }
-  let bCharacterCode;
-  let result;
-  let temporary;
-  let temporary2;
-  let index = 0;
-  let index2 = 0;
-  while (index < firstLength) {
-    characterCodeCache[index] = first.charCodeAt(start + index);
-    array[index] = ++index;
-  }
-  while (index2 < secondLength) {
-    bCharacterCode = second.charCodeAt(start + index2);
-    temporary = index2++;
-    result = index2;
-    for (index = 0; index < firstLength; index++) {
-      temporary2 = bCharacterCode === characterCodeCache[index] ? temporary : temporary + 1;
-      temporary = array[index];
-      result = array[index] = temporary > result ? temporary2 > result ? result + 1 : temporary2 : temporary2 > temporary ? temporary + 1 : temporary2;
-    }
-    if (maxDistance !== void 0) {
-      let rowMinimum = result;
-      for (index = 0; index < firstLength; index++) {
-        if (array[index] < rowMinimum) {
-          rowMinimum = array[index];
-        }
-      }
-      if (rowMinimum > maxDistance) {
-        return maxDistance;
-      }
-    }
-  }
-  array.length = firstLength;
-  characterCodeCache.length = firstLength;
-  return maxDistance !== void 0 && result > maxDistance ? maxDistance : result;
-}
-
-// src/suggest.ts
-var SUGGEST_MAX_LENGTH = 200;
-var SUGGEST_MAX_CANDIDATES = 2e4;
-function maxDistanceFor(length) {
-  if (length < 4) return 1;
-  return Math.max(2, Math.min(4, Math.floor(length / 3)));
-}
-function closest(wanted, candidates) {
-  if (wanted.length === 0 || wanted.length > SUGGEST_MAX_LENGTH) return void 0;
-  const target = wanted.toLowerCase();
-  const limit = maxDistanceFor(wanted.length);
-  let best;
-  let bestDistance = limit + 1;
-  let seen2 = 0;
-  for (const c of candidates) {
-    if (++seen2 > SUGGEST_MAX_CANDIDATES) return void 0;
-    if (c === wanted) return void 0;
-    if (c.length > SUGGEST_MAX_LENGTH || Math.abs(c.length - wanted.length) > limit) continue;
-    const d = leven(target, c.toLowerCase(), { maxDistance: bestDistance });
-    if (d < bestDistance) {
-      best = c;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-function didYouMean(wanted, candidates, show) {
-  const best = closest(wanted, candidates);
-  return best === void 0 ? "" : ` (did you mean ${show(best)}?)`;
-}
-var SUGGEST_BUDGET = 200;
-function suggester(budget = SUGGEST_BUDGET) {
-  let left = budget;
-  return (wanted, candidates, show) => left-- > 0 ? didYouMean(wanted, candidates, show) : "";
-}
-
-// src/config/validate.ts
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-
-// src/source/problems.ts
-var seen = /* @__PURE__ */ new WeakMap();
-var truncated = /* @__PURE__ */ new WeakSet();
-function keyOf(p) {
-  return `${p.file}\0${p.line}\0${p.col}\0${p.pointer}\0${p.message}`;
-}
-function hasRoom(problems) {
-  if (problems.length < MAX_PROBLEMS) return true;
-  truncated.add(problems);
-  return false;
-}
-function addProblem(problems, problem) {
-  let keys = seen.get(problems);
-  if (!keys) seen.set(problems, keys = new Set(problems.map(keyOf)));
-  const key = keyOf(problem);
-  if (keys.has(key) || !hasRoom(problems)) return;
-  keys.add(key);
-  problems.push(problem);
-}
-function wasTruncated(problems) {
-  return truncated.has(problems);
-}
-function where(site) {
-  const { line, col } = locate(site.parsed, site.pointer);
-  return `${site.parsed.file}:${line}:${col}`;
-}
-function rangeOf(site) {
-  const { line, col, end } = locateSpan(site.parsed, site.pointer);
-  return { file: site.parsed.file, line, col, ...end ? { endLine: end.line, endCol: end.col } : {} };
-}
-function siteOf(parsed, segments) {
-  return { parsed, pointer: toPointer(segments) };
-}
-var Reporter = class {
-  constructor(parsed, problems) {
-    this.parsed = parsed;
-    this.problems = problems;
-  }
-  parsed;
-  problems;
-  /** A problem at the value (or, with `target: "key"`, the key) named by pointer segments. */
-  at(segments, message, target = "value") {
-    if (!hasRoom(this.problems)) return;
-    const pointer = toPointer(segments);
-    const { line, col } = locate(this.parsed, pointer, target);
-    addProblem(this.problems, { file: this.parsed.file, line, col, pointer, message });
-  }
-  /** A whole-file problem (line 0). */
-  file(message) {
-    addProblem(this.problems, { file: this.parsed.file, line: 0, col: 0, pointer: "", message });
-  }
-  /** A site of this file. */
-  site(segments) {
-    return siteOf(this.parsed, segments);
-  }
-};
-function report(problems, site, message, target = "value") {
-  if (!hasRoom(problems)) return;
-  const { line, col } = locate(site.parsed, site.pointer, target);
-  addProblem(problems, { file: site.parsed.file, line, col, pointer: site.pointer, message });
-}
-function dedupeProblems(problems) {
-  const seen2 = /* @__PURE__ */ new Set();
-  return problems.filter((p) => {
-    const key = `${p.file}\0${p.line}\0${p.col}\0${p.pointer}\0${p.message}`;
-    if (seen2.has(key)) return false;
-    seen2.add(key);
-    return true;
-  });
-}
-function isRecord(v) {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-function list(v) {
-  return Array.isArray(v) ? v : [];
-}
-
-// node_modules/big.js/big.mjs
-var DP = 20;
-var RM = 1;
-var MAX_DP = 1e6;
-var MAX_POWER = 1e6;
-var NE = -7;
-var PE = 21;
-var STRICT = false;
-var NAME = "[big.js] ";
-var INVALID = NAME + "Invalid ";
-var INVALID_DP = INVALID + "decimal places";
-var INVALID_RM = INVALID + "rounding mode";
-var DIV_BY_ZERO = NAME + "Division by zero";
-var P = {};
-var UNDEFINED = void 0;
-var NUMERIC = /^-?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
-function _Big_() {
-  function Big2(n) {
-    var x = this;
-    if (!(x instanceof Big2)) {
-      return n === UNDEFINED && arguments.length === 0 ? _Big_() : new Big2(n);
-    }
-    if (n instanceof Big2) {
-      x.s = n.s;
-      x.e = n.e;
-      x.c = n.c.slice();
-    } else {
-      if (typeof n !== "string") {
-        if (Big2.strict === true && typeof n !== "bigint") {
-          throw TypeError(INVALID + "value");
-        }
-        n = n === 0 && 1 / n < 0 ? "-0" : String(n);
-      }
-      parse(x, n);
-    }
-    x.constructor = Big2;
-  }
-  Big2.prototype = P;
-  Big2.DP = DP;
-  Big2.RM = RM;
-  Big2.NE = NE;
-  Big2.PE = PE;
-  Big2.strict = STRICT;
-  Big2.roundDown = 0;
-  Big2.roundHalfUp = 1;
-  Big2.roundHalfEven = 2;
-  Big2.roundUp = 3;
-  return Big2;
-}
-function parse(x, n) {
-  var e, i, nl;
-  if (!NUMERIC.test(n)) {
-    throw Error(INVALID + "number");
-  }
-  x.s = n.charAt(0) == "-" ? (n = n.slice(1), -1) : 1;
-  if ((e = n.indexOf(".")) > -1) n = n.replace(".", "");
-  if ((i = n.search(/e/i)) > 0) {
-    if (e < 0) e = i;
-    e += +n.slice(i + 1);
-    n = n.substring(0, i);
-  } else if (e < 0) {
-    e = n.length;
-  }
-  nl = n.length;
-  for (i = 0; i < nl && n.charAt(i) == "0"; ) ++i;
-  if (i == nl) {
-    x.c = [x.e = 0];
-  } else {
-    for (; nl > 0 && n.charAt(--nl) == "0"; ) ;
-    x.e = e - i - 1;
-    x.c = [];
-    for (e = 0; i <= nl; ) x.c[e++] = +n.charAt(i++);
-  }
-  return x;
-}
-function round(x, sd, rm2, more) {
-  var xc = x.c;
-  if (rm2 === UNDEFINED) rm2 = x.constructor.RM;
-  if (rm2 !== 0 && rm2 !== 1 && rm2 !== 2 && rm2 !== 3) {
-    throw Error(INVALID_RM);
-  }
-  if (sd < 1) {
-    more = rm2 === 3 && (more || !!xc[0]) || sd === 0 && (rm2 === 1 && xc[0] >= 5 || rm2 === 2 && (xc[0] > 5 || xc[0] === 5 && (more || xc[1] !== UNDEFINED)));
-    xc.length = 1;
-    if (more) {
-      x.e = x.e - sd + 1;
-      xc[0] = 1;
-    } else {
-      xc[0] = x.e = 0;
-    }
-  } else if (sd < xc.length) {
-    more = rm2 === 1 && xc[sd] >= 5 || rm2 === 2 && (xc[sd] > 5 || xc[sd] === 5 && (more || xc[sd + 1] !== UNDEFINED || xc[sd - 1] & 1)) || rm2 === 3 && (more || !!xc[0]);
-    xc.length = sd;
-    if (more) {
-      for (; ++xc[--sd] > 9; ) {
-        xc[sd] = 0;
-        if (sd === 0) {
-          ++x.e;
-          xc.unshift(1);
-          break;
-        }
-      }
-    }
-    for (sd = xc.length; !xc[--sd]; ) xc.pop();
-  }
-  return x;
-}
-function stringify(x, doExponential, isNonzero) {
-  var e = x.e, s = x.c.join(""), n = s.length;
-  if (doExponential) {
-    s = s.charAt(0) + (n > 1 ? "." + s.slice(1) : "") + (e < 0 ? "e" : "e+") + e;
-  } else if (e < 0) {
-    for (; ++e; ) s = "0" + s;
-    s = "0." + s;
-  } else if (e > 0) {
-    if (++e > n) {
-      for (e -= n; e--; ) s += "0";
-    } else if (e < n) {
-      s = s.slice(0, e) + "." + s.slice(e);
-    }
-  } else if (n > 1) {
-    s = s.charAt(0) + "." + s.slice(1);
-  }
-  return x.s < 0 && isNonzero ? "-" + s : s;
-}
-P.abs = function() {
-  var x = new this.constructor(this);
-  x.s = 1;
-  return x;
-};
-P.cmp = function(y) {
-  var isneg, x = this, xc = x.c, yc = (y = new x.constructor(y)).c, i = x.s, j = y.s, k = x.e, l = y.e;
-  if (!xc[0] || !yc[0]) return !xc[0] ? !yc[0] ? 0 : -j : i;
-  if (i != j) return i;
-  isneg = i < 0;
-  if (k != l) return k > l ^ isneg ? 1 : -1;
-  j = (k = xc.length) < (l = yc.length) ? k : l;
-  for (i = -1; ++i < j; ) {
-    if (xc[i] != yc[i]) return xc[i] > yc[i] ^ isneg ? 1 : -1;
-  }
-  return k == l ? 0 : k > l ^ isneg ? 1 : -1;
-};
-P.div = function(y) {
-  var x = this, Big2 = x.constructor, a = x.c, b = (y = new Big2(y)).c, k = x.s == y.s ? 1 : -1, dp = Big2.DP;
-  if (dp !== ~~dp || dp < 0 || dp > MAX_DP) {
-    throw Error(INVALID_DP);
-  }
-  if (!b[0]) {
-    throw Error(DIV_BY_ZERO);
-  }
-  if (!a[0]) {
-    y.s = k;
-    y.c = [y.e = 0];
-    return y;
-  }
-  var bl, bt, n, cmp, ri, bz = b.slice(), ai = bl = b.length, al = a.length, r = a.slice(0, bl), rl = r.length, q = y, qc = q.c = [], qi = 0, p = dp + (q.e = x.e - y.e) + 1;
-  q.s = k;
-  k = p < 0 ? 0 : p;
-  bz.unshift(0);
-  for (; rl++ < bl; ) r.push(0);
-  do {
-    for (n = 0; n < 10; n++) {
-      if (bl != (rl = r.length)) {
-        cmp = bl > rl ? 1 : -1;
-      } else {
-        for (ri = -1, cmp = 0; ++ri < bl; ) {
-          if (b[ri] != r[ri]) {
-            cmp = b[ri] > r[ri] ? 1 : -1;
-            break;
-          }
-        }
-      }
-      if (cmp < 0) {
-        for (bt = rl == bl ? b : bz; rl; ) {
-          if (r[--rl] < bt[rl]) {
-            ri = rl;
-            for (; ri && !r[--ri]; ) r[ri] = 9;
-            --r[ri];
-            r[rl] += 10;
-          }
-          r[rl] -= bt[rl];
-        }
-        for (; !r[0]; ) r.shift();
-      } else {
-        break;
-      }
-    }
-    qc[qi++] = cmp ? n : ++n;
-    if (r[0] && cmp) r[rl] = a[ai] || 0;
-    else r = [a[ai]];
-  } while ((ai++ < al || r[0] !== UNDEFINED) && k--);
-  if (!qc[0] && qi != 1) {
-    qc.shift();
-    q.e--;
-    p--;
-  }
-  if (qi > p) round(q, p, Big2.RM, r[0] !== UNDEFINED);
-  return q;
-};
-P.eq = function(y) {
-  return this.cmp(y) === 0;
-};
-P.gt = function(y) {
-  return this.cmp(y) > 0;
-};
-P.gte = function(y) {
-  return this.cmp(y) > -1;
-};
-P.lt = function(y) {
-  return this.cmp(y) < 0;
-};
-P.lte = function(y) {
-  return this.cmp(y) < 1;
-};
-P.minus = P.sub = function(y) {
-  var i, j, t, xlty, x = this, Big2 = x.constructor, a = x.s, b = (y = new Big2(y)).s;
-  if (a != b) {
-    y.s = -b;
-    return x.plus(y);
-  }
-  var xc = x.c.slice(), xe = x.e, yc = y.c, ye = y.e;
-  if (!xc[0] || !yc[0]) {
-    if (yc[0]) {
-      y.s = -b;
-    } else if (xc[0]) {
-      y = new Big2(x);
-    } else {
-      y.s = 1;
-    }
-    return y;
-  }
-  if (a = xe - ye) {
-    if (xlty = a < 0) {
-      a = -a;
-      t = xc;
-    } else {
-      ye = xe;
-      t = yc;
-    }
-    t.reverse();
-    for (b = a; b--; ) t.push(0);
-    t.reverse();
-  } else {
-    j = ((xlty = xc.length < yc.length) ? xc : yc).length;
-    for (a = b = 0; b < j; b++) {
-      if (xc[b] != yc[b]) {
-        xlty = xc[b] < yc[b];
-        break;
-      }
-    }
-  }
-  if (xlty) {
-    t = xc;
-    xc = yc;
-    yc = t;
-    y.s = -y.s;
-  }
-  if ((b = (j = yc.length) - (i = xc.length)) > 0) for (; b--; ) xc[i++] = 0;
-  for (b = i; j > a; ) {
-    if (xc[--j] < yc[j]) {
-      for (i = j; i && !xc[--i]; ) xc[i] = 9;
-      --xc[i];
-      xc[j] += 10;
-    }
-    xc[j] -= yc[j];
-  }
-  for (; xc[--b] === 0; ) xc.pop();
-  for (; xc[0] === 0; ) {
-    xc.shift();
-    --ye;
-  }
-  if (!xc[0]) {
-    y.s = 1;
-    xc = [ye = 0];
-  }
-  y.c = xc;
-  y.e = ye;
-  return y;
-};
-P.mod = function(y) {
-  var ygtx, x = this, Big2 = x.constructor, a = x.s, b = (y = new Big2(y)).s;
-  if (!y.c[0]) {
-    throw Error(DIV_BY_ZERO);
-  }
-  x.s = y.s = 1;
-  ygtx = y.cmp(x) == 1;
-  x.s = a;
-  y.s = b;
-  if (ygtx) return new Big2(x);
-  a = Big2.DP;
-  b = Big2.RM;
-  Big2.DP = Big2.RM = 0;
-  x = x.div(y);
-  Big2.DP = a;
-  Big2.RM = b;
-  return this.minus(x.times(y));
-};
-P.neg = function() {
-  var x = new this.constructor(this);
-  x.s = -x.s;
-  return x;
-};
-P.plus = P.add = function(y) {
-  var e, k, t, x = this, Big2 = x.constructor;
-  y = new Big2(y);
-  if (x.s != y.s) {
-    y.s = -y.s;
-    return x.minus(y);
-  }
-  var xe = x.e, xc = x.c, ye = y.e, yc = y.c;
-  if (!xc[0] || !yc[0]) {
-    if (!yc[0]) {
-      if (xc[0]) {
-        y = new Big2(x);
-      } else {
-        y.s = x.s;
-      }
-    }
-    return y;
-  }
-  xc = xc.slice();
-  if (e = xe - ye) {
-    if (e > 0) {
-      ye = xe;
-      t = yc;
-    } else {
-      e = -e;
-      t = xc;
-    }
-    t.reverse();
-    for (; e--; ) t.push(0);
-    t.reverse();
-  }
-  if (xc.length - yc.length < 0) {
-    t = yc;
-    yc = xc;
-    xc = t;
-  }
-  e = yc.length;
-  for (k = 0; e; xc[e] %= 10) k = (xc[--e] = xc[e] + yc[e] + k) / 10 | 0;
-  if (k) {
-    xc.unshift(k);
-    ++ye;
-  }
-  for (e = xc.length; xc[--e] === 0; ) xc.pop();
-  y.c = xc;
-  y.e = ye;
-  return y;
-};
-P.pow = function(n) {
-  var x = this, one = new x.constructor("1"), y = one, isneg = n < 0;
-  if (n !== ~~n || n < -MAX_POWER || n > MAX_POWER) {
-    throw Error(INVALID + "exponent");
-  }
-  if (isneg) n = -n;
-  for (; ; ) {
-    if (n & 1) y = y.times(x);
-    n >>= 1;
-    if (!n) break;
-    x = x.times(x);
-  }
-  return isneg ? one.div(y) : y;
-};
-P.prec = function(sd, rm2) {
-  if (sd !== ~~sd || sd < 1 || sd > MAX_DP) {
-    throw Error(INVALID + "precision");
-  }
-  return round(new this.constructor(this), sd, rm2);
-};
-P.round = function(dp, rm2) {
-  if (dp === UNDEFINED) dp = 0;
-  else if (dp !== ~~dp || dp < -MAX_DP || dp > MAX_DP) {
-    throw Error(INVALID_DP);
-  }
-  return round(new this.constructor(this), dp + this.e + 1, rm2);
-};
-P.sqrt = function() {
-  var r, c, t, x = this, Big2 = x.constructor, s = x.s, e = x.e, half = new Big2("0.5");
-  if (!x.c[0]) return new Big2(x);
-  if (s < 0) {
-    throw Error(NAME + "No square root");
-  }
-  s = Math.sqrt(+stringify(x, true, true));
-  if (s === 0 || s === 1 / 0) {
-    c = x.c.join("");
-    if (!(c.length + e & 1)) c += "0";
-    s = Math.sqrt(c);
-    e = ((e + 1) / 2 | 0) - (e < 0 || e & 1);
-    r = new Big2((s == 1 / 0 ? "5e" : (s = s.toExponential()).slice(0, s.indexOf("e") + 1)) + e);
-  } else {
-    r = new Big2(s + "");
-  }
-  e = r.e + (Big2.DP += 4);
-  do {
-    t = r;
-    r = half.times(t.plus(x.div(t)));
-  } while (t.c.slice(0, e).join("") !== r.c.slice(0, e).join(""));
-  return round(r, (Big2.DP -= 4) + r.e + 1, Big2.RM);
-};
-P.times = P.mul = function(y) {
-  var c, x = this, Big2 = x.constructor, xc = x.c, yc = (y = new Big2(y)).c, a = xc.length, b = yc.length, i = x.e, j = y.e;
-  y.s = x.s == y.s ? 1 : -1;
-  if (!xc[0] || !yc[0]) {
-    y.c = [y.e = 0];
-    return y;
-  }
-  y.e = i + j;
-  if (a < b) {
-    c = xc;
-    xc = yc;
-    yc = c;
-    j = a;
-    a = b;
-    b = j;
-  }
-  for (c = new Array(j = a + b); j--; ) c[j] = 0;
-  for (i = b; i--; ) {
-    b = 0;
-    for (j = a + i; j > i; ) {
-      b = c[j] + yc[i] * xc[j - i - 1] + b;
-      c[j--] = b % 10;
-      b = b / 10 | 0;
-    }
-    c[j] = b;
-  }
-  if (b) ++y.e;
-  else c.shift();
-  for (i = c.length; !c[--i]; ) c.pop();
-  y.c = c;
-  return y;
-};
-P.toExponential = function(dp, rm2) {
-  var x = this, n = x.c[0];
-  if (dp !== UNDEFINED) {
-    if (dp !== ~~dp || dp < 0 || dp > MAX_DP) {
-      throw Error(INVALID_DP);
-    }
-    x = round(new x.constructor(x), ++dp, rm2);
-    for (; x.c.length < dp; ) x.c.push(0);
-  }
-  return stringify(x, true, !!n);
-};
-P.toFixed = function(dp, rm2) {
-  var x = this, n = x.c[0];
-  if (dp !== UNDEFINED) {
-    if (dp !== ~~dp || dp < 0 || dp > MAX_DP) {
-      throw Error(INVALID_DP);
-    }
-    x = round(new x.constructor(x), dp + x.e + 1, rm2);
-    for (dp = dp + x.e + 1; x.c.length < dp; ) x.c.push(0);
-  }
-  return stringify(x, false, !!n);
-};
-P.toJSON = P.toString = function() {
-  var x = this, Big2 = x.constructor;
-  return stringify(x, x.e <= Big2.NE || x.e >= Big2.PE, !!x.c[0]);
-};
-if (typeof Symbol !== "undefined") {
-  P[/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")] = P.toJSON;
-}
-P.toNumber = function() {
-  var n = +stringify(this, true, true);
-  if (this.constructor.strict === true && !this.eq(n.toString())) {
-    throw Error(NAME + "Imprecise conversion");
-  }
-  return n;
-};
-P.toPrecision = function(sd, rm2) {
-  var x = this, Big2 = x.constructor, n = x.c[0];
-  if (sd !== UNDEFINED) {
-    if (sd !== ~~sd || sd < 1 || sd > MAX_DP) {
-      throw Error(INVALID + "precision");
-    }
-    x = round(new Big2(x), sd, rm2);
-    for (; x.c.length < sd; ) x.c.push(0);
-  }
-  return stringify(x, sd <= x.e || x.e <= Big2.NE || x.e >= Big2.PE, !!n);
-};
-P.valueOf = function() {
-  var x = this, Big2 = x.constructor;
-  if (Big2.strict === true) {
-    throw Error(NAME + "valueOf disallowed");
-  }
-  return stringify(x, x.e <= Big2.NE || x.e >= Big2.PE, true);
-};
-var Big = _Big_();
-var big_default = Big;
-
-// src/money.ts
-var KNOWN = {
-  ARS: { decimals: 2, symbol: "$", space: true, thousands: ".", decimal: "," },
-  BRL: { decimals: 2, symbol: "R$", space: true, thousands: ".", decimal: "," },
-  CLP: { decimals: 0, symbol: "$", space: false, thousands: ".", decimal: "," },
-  COP: { decimals: 0, symbol: "$", space: false, thousands: ".", decimal: "," },
-  MXN: { decimals: 2, symbol: "$", space: false, thousands: ",", decimal: "." },
-  PEN: { decimals: 2, symbol: "S/", space: true, thousands: ",", decimal: "." },
-  USD: { decimals: 2, symbol: "$", space: false, thousands: ",", decimal: "." },
-  UYU: { decimals: 2, symbol: "$", space: true, thousands: ".", decimal: "," }
-};
-var MAX_SIGNIFICANT_DIGITS = 15;
-var DEFAULT_DECIMALS = 2;
-var isoCodes;
-function knownCodes() {
-  isoCodes ??= new Set(Intl.supportedValuesOf("currency"));
-  return isoCodes;
-}
-function currencyOf(code) {
-  if (!/^[A-Z]{3}$/.test(code)) return void 0;
-  const known = Object.hasOwn(KNOWN, code) ? KNOWN[code] : void 0;
-  if (known) return { code, ...known };
-  if (!knownCodes().has(code)) return void 0;
-  const decimals = new Intl.NumberFormat("en", { style: "currency", currency: code }).resolvedOptions().maximumFractionDigits;
-  return { code, decimals: decimals ?? 2, symbol: code, space: true, thousands: ",", decimal: "." };
-}
-var Exact = big_default();
-Exact.strict = true;
-Exact.DP = 30;
-Exact.RM = big_default.roundHalfUp;
-var PLAIN = /^([+-])?(\d+)(?:\.(\d+))?$/;
-function parsePriceText(text) {
-  const m = PLAIN.exec(text.trim());
-  if (!m) return void 0;
-  const whole = m[2];
-  const fraction = m[3] ?? "";
-  const value = new Exact(`${m[1] === "-" ? "-" : ""}${whole}${fraction ? `.${fraction}` : ""}`);
-  return { value, scale: fraction.length, significant: (whole + fraction).replace(/^0+/, "").length };
-}
-function decimalOfNumber(value) {
-  if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${String(value)}`);
-  const exact = new Exact(String(value));
-  const plain = exact.abs().toFixed();
-  const point = plain.indexOf(".");
-  const scale = point < 0 ? 0 : plain.length - point - 1;
-  return { value: exact, scale, significant: plain.replace(".", "").replace(/^0+/, "").length };
-}
-function hasAtMostTwoDecimals(price) {
-  return Number(price.toFixed(2)) === price;
-}
-function decimalsOf(currency) {
-  return currency?.decimals ?? DEFAULT_DECIMALS;
-}
-function priceTextProblem(text, currency) {
-  const d = parsePriceText(text);
-  if (!d)
-    return `price ${shown(text)} is not written as a plain decimal number: write digits with an optional decimal point, for example ${example(currency)}`;
-  if (d.scale > currency.decimals) {
-    const has = currency.decimals === 0 ? "none" : `at most ${currency.decimals}`;
-    const written = text.trim();
-    const grouped = /^\d{1,3}(\.\d{3})+$/.test(written);
-    const hint = grouped && currency.decimals === 0 ? `: if you meant ${shown(written.replace(/\./g, ""))}, write it without the thousands separator` : currency.decimals === 0 ? ": write whole amounts" : `: round it to ${currency.decimals} decimals (${d.value.round(currency.decimals, big_default.roundHalfUp).toFixed(currency.decimals)})`;
-    return `price ${shown(text.trim())} has ${d.scale} decimal${d.scale === 1 ? "" : "s"}, but ${currency.code} prices have ${has}${hint}`;
-  }
-  if (d.significant > MAX_SIGNIFICANT_DIGITS)
-    return `price ${shown(text.trim())} has more than ${MAX_SIGNIFICANT_DIGITS} significant digits, more than the platform's JSON number carries exactly`;
-  return void 0;
-}
-function commaPriceProblem(value, currency) {
-  if (typeof value !== "string") return void 0;
-  const text = value.trim();
-  if (!/^[+-]?\d[\d,]*(\.\d+)?$/.test(text) || !text.includes(",")) return void 0;
-  const decimals = decimalsOf(currency);
-  const grouping = /^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$/.test(text);
-  const start = `price "${shown(text)}" is written with a comma, which YAML reads as text`;
-  if (grouping && currency === void 0 && !text.includes("."))
-    return `${start}: write ${shown(text.replace(/,/g, ""))} if the comma separates thousands, or ${shown(new Exact(text.replace(/,/g, ".").replace(/\.(?=.*\.)/g, "")).round(2, big_default.roundHalfUp).toFixed(2))} if it is the decimal mark`;
-  if (grouping && (decimals === 0 || currency?.thousands === "," || text.includes(".")))
-    return `${start}: write ${shown(text.replace(/,/g, ""))}, without the thousands separator`;
-  const decimal = /^[+-]?\d+,\d+$/.test(text) ? text.replace(",", ".") : void 0;
-  if (decimal === void 0)
-    return `${start}: write digits with an optional decimal point, for example ${currency ? example(currency) : "12.50"}`;
-  const rounded = new Exact(decimal).round(decimals, big_default.roundHalfUp).toFixed(decimals);
-  const sep = grouping ? " (prices in files have no thousands separator)" : "";
-  return `${start}: write ${rounded}, with a decimal point${sep}`;
-}
-var PRICE_TEXT_SHOWN = 40;
-function shown(text) {
-  return text.length > PRICE_TEXT_SHOWN ? `${text.slice(0, PRICE_TEXT_SHOWN)}…` : text;
-}
-function example(currency) {
-  return currency.decimals === 0 ? "24900" : `12.${"5".padEnd(currency.decimals, "0")}`;
-}
-function group(digits, separator) {
-  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, separator);
-}
-function formatPrice(value, currency) {
-  if (!currency || !Number.isFinite(value)) return String(value);
-  const d = decimalOfNumber(value);
-  return formatDecimal(d.value, Math.max(d.scale, currency.decimals), currency);
-}
-function formatDecimal(value, decimals, currency) {
-  const fixed = value.abs().toFixed(decimals);
-  const [whole = "0", fraction = ""] = fixed.split(".");
-  const amount = group(whole, currency.thousands) + (fraction ? currency.decimal + fraction : "");
-  return `${value.lt("0") ? "-" : ""}${currency.symbol}${currency.space ? " " : ""}${amount}`;
-}
-function priceChangeExceeds(before, after, percent) {
-  if (Number.isSafeInteger(before) && Number.isSafeInteger(after) && Number.isSafeInteger(percent)) {
-    const change2 = Math.abs(after - before) * 100;
-    const limit = percent * before;
-    if (Number.isSafeInteger(change2) && Number.isSafeInteger(limit)) return before > 0 && change2 > limit;
-  }
-  const b = decimalOfNumber(before).value;
-  if (b.lte("0")) return false;
-  const change = decimalOfNumber(after).value.minus(b).abs().times("100");
-  return change.gt(decimalOfNumber(percent).value.times(b));
-}
-function priceChangeText(before, after) {
-  const b = decimalOfNumber(before).value;
-  if (b.eq("0")) return "from 0";
-  const change = decimalOfNumber(after).value.minus(b).times("100").div(b).round(1, big_default.roundHalfUp);
-  return `${change.lt("0") ? "-" : "+"}${change.abs().toString()} %`;
-}
-function applyPriceRule(price, percent, rounding, decimals) {
-  const marked = decimalOfNumber(price).value.times(new Exact("100").plus(new Exact(percent))).div("100");
-  if (!rounding)
-    return { marked: marked.toFixed(), price: marked.round(decimals, big_default.roundHalfUp).toFixed() };
-  const modulus = new Exact(rounding.modulus);
-  const ending = new Exact(rounding.ending);
-  const t = marked.minus(ending).div(modulus);
-  let q = t.round(0, big_default.roundDown);
-  if (q.gt(t)) q = q.minus("1");
-  const below = q.times(modulus).plus(ending);
-  const above = below.eq(marked) ? below : below.plus(modulus);
-  let out = above;
-  if (rounding.round === "nearest" && below.gte("0") && marked.minus(below).lt(above.minus(marked)))
-    out = below;
-  return { marked: marked.toFixed(), price: out.toFixed() };
-}
-
-// src/config/validate.ts
-var FILE_KINDS = ["settings", "project", "catalog", "store", "group"];
-var validators;
-var roots = {};
-var texts = {};
-function readSchema(kind) {
-  const known = roots[kind];
-  if (known) return known;
-  const url = new URL(`../schemas/config/${kind}.schema.json`, import.meta.url);
-  const text = readFileSync(url, "utf8");
-  const schema = JSON.parse(text);
-  texts[kind] = text;
-  roots[kind] = schema;
-  return schema;
-}
-function schemaDigest() {
-  const hash = createHash("sha256");
-  for (const kind of FILE_KINDS) {
-    readSchema(kind);
-    hash.update(`${kind}\0${texts[kind]}\0`);
-  }
-  return hash.digest("hex");
-}
-function deref(kind, schema) {
-  if (schema === null || typeof schema !== "object") return void 0;
-  const ref = schema.$ref;
-  if (typeof ref !== "string") return schema;
-  const [file = "", fragment = ""] = ref.split("#");
-  const other = FILE_KINDS.find((k) => file === `${k}.schema.json`);
-  let node = file === "" ? readSchema(kind) : other ? readSchema(other) : void 0;
-  for (const segment of pointerSegments(fragment)) {
-    node = node !== null && typeof node === "object" ? node[segment] : void 0;
-  }
-  return node !== null && typeof node === "object" ? node : void 0;
-}
-function schemaAjv(source = false) {
-  const { Ajv: Ajv2, addFormats } = ajvParts();
-  const ajv = new Ajv2({
-    allErrors: true,
-    strict: true,
-    verbose: true,
-    ...source ? { code: { source } } : {}
-  });
-  addFormats(ajv);
-  for (const kind of FILE_KINDS) ajv.addSchema(readSchema(kind));
-  return ajv;
-}
-function precompiled() {
-  let module;
-  try {
-    const file = "../config/validators.cjs";
-    module = createRequire(import.meta.url)(file);
-  } catch {
-    return void 0;
-  }
-  if (module.schemaDigest !== schemaDigest()) return void 0;
-  const out = {};
-  for (const kind of FILE_KINDS) {
-    const fn = module[kind];
-    if (typeof fn !== "function") return void 0;
-    out[kind] = fn;
-  }
-  return out;
-}
-function getValidators() {
-  if (!validators) validators = precompiled() ?? compileValidators();
-  return validators;
-}
-function compileValidators() {
-  const ajv = schemaAjv();
-  const compiled = (kind) => {
-    const fn = ajv.getSchema(String(readSchema(kind).$id));
-    if (!fn) throw new InternalError(`schemas/config/${kind}.schema.json did not compile`);
-    return fn;
-  };
-  return {
-    settings: compiled("settings"),
-    project: compiled("project"),
-    catalog: compiled("catalog"),
-    store: compiled("store"),
-    group: compiled("group")
-  };
-}
-function validateFile(parsed, kind, currency, validators2 = getValidators()) {
-  const validate = validators2[kind];
-  if (validate(parsed.data)) return [];
-  const errors = simplify(validate.errors ?? []);
-  const problems = [];
-  const seen2 = /* @__PURE__ */ new Set();
-  for (const error of errors) {
-    if (problems.length > MAX_PROBLEMS) break;
-    if (error.keyword === "propertyNames") continue;
-    const problem = toProblem(parsed, kind, error, currency);
-    const key = `${problem.pointer}\0${problem.message}`;
-    if (seen2.has(key)) continue;
-    seen2.add(key);
-    problems.push(problem);
-  }
-  return problems;
-}
-function simplify(errors) {
-  const result = [];
-  for (const alt of errors) {
-    if (alt.keyword !== "anyOf" && alt.keyword !== "oneOf") {
-      result.push(alt);
-      continue;
-    }
-    const at = alt.instancePath;
-    let start = result.length;
-    while (start > 0) {
-      const prev = result[start - 1];
-      if (prev.instancePath !== at && !prev.instancePath.startsWith(at + "/")) break;
-      start--;
-    }
-    const run = result.splice(start);
-    const typeErrors = run.filter((e) => e.keyword === "type" && e.instancePath === at);
-    const branches = Array.isArray(alt.schema) ? alt.schema.length : typeErrors.length + 1;
-    if (typeErrors.length >= branches)
-      result.push({
-        ...alt,
-        keyword: "type",
-        params: { type: typeErrors.map((e) => String(e.params.type)).join(",") }
-      });
-    else for (const e of run) if (!typeErrors.includes(e)) result.push(e);
-  }
-  return result;
-}
-var TYPE_NAMES = {
-  string: "text",
-  number: "a number",
-  integer: "a whole number",
-  boolean: "true or false",
-  object: "a mapping (key: value lines)",
-  array: "a list",
-  null: "empty"
-};
-function describeValue(value) {
-  if (value === null || value === void 0) return "nothing";
-  if (typeof value === "string") return quote(value);
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  if (Array.isArray(value)) return "a list";
-  if (typeof value === "object") return "a mapping";
-  return typeof value;
-}
-var PATTERN_WORDS = /* @__PURE__ */ new Map([
-  [
-    "^[A-Za-z0-9][A-Za-z0-9._-]*$",
-    "use letters, digits, dots, dashes and underscores, starting with a letter or digit, e.g. BURGER-CLASSIC"
-  ],
-  [
-    "^[A-Za-z0-9*][A-Za-z0-9._*-]*$",
-    "use letters, digits, dots, dashes and underscores, and * for any run of them (the only wildcard), e.g. PIZZA-G or PIZZA-*-G"
-  ],
-  ["^[a-z0-9][a-z0-9-]*$", "use lower case letters, digits and dashes, e.g. bog-centro"],
-  ["^[A-Z][A-Z0-9_]*$", "use capital letters, digits and underscores, starting with a letter, e.g. DEFAULT"],
-  ["^[1-9][0-9]*$", "use digits only, without a leading 0, e.g. 900123"],
-  ["^https?://", "write a full address starting with https://"],
-  [
-    "^[0-9]{1,2}:[0-9]{2}-[0-9]{1,2}:[0-9]{2}$",
-    "write a slot as start-end in 24-hour time, e.g. 11:00-15:00 (22:00-02:00 runs past midnight)"
-  ],
-  ["^[0-9]{2}-[0-9]{2}$", 'write a date as MM-DD in quotes, e.g. "12-24"'],
-  ["^[A-Z]{3}$", "write the currency's 3-letter ISO 4217 code in capitals, e.g. COP or BRL"],
-  [
-    "^[a-z][a-z0-9_-]*$",
-    "use lower case letters, digits, dashes and underscores, starting with a letter, e.g. canary"
-  ],
-  [
-    "^(?!.*/\\.)(?!.*\\.\\.)(?!.*\\.lock(/|$))(?!.*\\.$)refs/(?!heads/|tags/)[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
-    "write a full ref name under refs/ that git takes and that is not a branch or a tag: letters, digits, dots, dashes and underscores between slashes, no .., no part starting with a dot or ending with .lock, no dot at the end (git check-ref-format), e.g. refs/carte/lock"
-  ],
-  ["^[A-Za-z0-9._-]+$", "use letters, digits, dots, dashes and underscores, e.g. origin"]
-]);
-function patternWords(pattern, description) {
-  const words = PATTERN_WORDS.get(pattern);
-  if (words !== void 0) return words;
-  if (typeof description === "string" && description.trim() !== "")
-    return `it is not written in the expected form (${firstSentence(description)})`;
-  return "it is not written in the expected form";
-}
-function nameAt(pointer) {
-  const segments = pointerSegments(pointer);
-  const last = segments[segments.length - 1];
-  if (last === void 0) return "the file";
-  if (/^\d+$/.test(last)) {
-    const parent = segments[segments.length - 2];
-    return parent === void 0 ? `entry ${last}` : `${parent}[${last}]`;
-  }
-  return last;
-}
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-function toProblem(parsed, kind, e, currency) {
-  const problem = (pointer, message, target = "value") => {
-    const { line, col } = locate(parsed, pointer, target);
-    return { file: parsed.file, line, col, pointer, message };
-  };
-  const at = e.instancePath;
-  const name = nameAt(at);
-  const got = describeValue(e.data);
-  const p = e.params;
-  if (e.propertyName !== void 0) {
-    const key = e.propertyName;
-    const schema = e.parentSchema;
-    const why = e.keyword === "pattern" ? patternWords(String(p.pattern), schema?.description) : e.keyword === "maxLength" ? `at most ${String(p.limit)} characters are allowed` : e.message ?? "it is not allowed";
-    return problem(
-      `${at}/${escapeSegment(key)}`,
-      `key ${quote(key)} of ${name} is not allowed: ${why}`,
-      "key"
-    );
-  }
-  switch (e.keyword) {
-    case "additionalProperties": {
-      const key = String(p.additionalProperty);
-      const allowed = Object.keys(e.parentSchema?.properties ?? {});
-      const where2 = at === "" ? "" : ` in ${name}`;
-      return problem(
-        `${at}/${escapeSegment(key)}`,
-        `unknown key ${quote(key)}${didYouMean(key, allowed, quote)}${where2} (allowed: ${allowed.join(", ")})`,
-        "key"
-      );
-    }
-    case "required": {
-      const key = String(p.missingProperty);
-      const schema = deref(kind, e.parentSchema?.properties?.[key]);
-      const description = schema?.description;
-      const hint = typeof description === "string" ? `: ${firstSentence(description)}` : "";
-      const where2 = at === "" ? "" : ` to ${name}`;
-      const { line, col } = locate(parsed, at);
-      return {
-        file: parsed.file,
-        line,
-        col,
-        pointer: `${at}/${escapeSegment(key)}`,
-        message: `missing required key ${quote(key)}: add ${key}${where2}${hint}`
-      };
-    }
-    case "type": {
-      const comma = String(p.type).includes("number") ? commaPriceProblem(e.data, currency) : void 0;
-      if (comma) return problem(at, comma);
-      const types = String(p.type).split(",").map((t) => TYPE_NAMES[t] ?? t);
-      return problem(at, `${name} must be ${[...new Set(types)].join(" or ")}, got ${got}`);
-    }
-    case "const":
-      return problem(at, `${name} must be ${JSON.stringify(p.allowedValue)}, got ${got}`);
-    case "enum": {
-      const allowed = p.allowedValues.map((v) => String(v));
-      const hint = typeof e.data === "string" ? didYouMean(e.data, allowed, quote) : "";
-      return problem(at, `${name} must be one of: ${allowed.join(", ")}; got ${got}${hint}`);
-    }
-    case "minimum":
-      return problem(at, `${name} must be at least ${String(p.limit)}, got ${got}`);
-    case "maximum":
-      return problem(at, `${name} must be at most ${String(p.limit)}, got ${got}`);
-    case "exclusiveMinimum":
-      return problem(at, `${name} must be more than ${String(p.limit)}, got ${got}`);
-    case "minLength":
-      return p.limit === 1 ? problem(at, `${name} must not be empty`) : problem(at, `${name} must be at least ${plural(Number(p.limit), "character")} long`);
-    case "maxLength":
-      return problem(
-        at,
-        `${name} is ${plural([...String(e.data)].length, "character")} long; at most ${String(p.limit)} are allowed`
-      );
-    case "minItems":
-      return problem(
-        at,
-        `${name} must list at least ${Number(p.limit) === 1 ? "1 entry" : `${String(p.limit)} entries`}`
-      );
-    case "maxItems":
-      return problem(
-        at,
-        `${name} has ${Array.isArray(e.data) ? e.data.length : "too many"} entries; at most ${String(p.limit)} are allowed`
-      );
-    case "pattern": {
-      const words = patternWords(String(p.pattern), e.parentSchema?.description);
-      return problem(at, `${name} ${got} is not allowed here: ${words}`);
-    }
-    case "format":
-      return p.format === "uri" ? problem(at, `${name} must be a full web address such as https://api.example.com, got ${got}`) : problem(at, `${name} must be a valid ${String(p.format)}, got ${got}`);
-    default:
-      return problem(at, `${name} ${e.message ?? "is not valid"}`);
-  }
-}
-function firstSentence(text) {
-  const end = text.search(/\.(\s|$)/);
-  const sentence = end === -1 ? text : text.slice(0, end);
-  return sentence.charAt(0).toLowerCase() + sentence.slice(1);
-}
-function escapeSegment(s) {
-  return s.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
 // src/platform/schemas.ts
@@ -44136,22 +43029,22 @@ var TIME_FORMATS = {
 };
 var ANNOTATIONS = ["x-carte-assumption"];
 var files;
-var texts2 = /* @__PURE__ */ new Map();
+var texts = /* @__PURE__ */ new Map();
 function schemaFiles() {
   if (files) return files;
   const out = /* @__PURE__ */ new Map();
   for (const file of PLATFORM_SCHEMA_FILES) {
     const url = new URL(`../schemas/platform/${file}.schema.json`, import.meta.url);
-    const text = readFileSync2(url, "utf8");
-    texts2.set(file, text);
+    const text = readFileSync(url, "utf8");
+    texts.set(file, text);
     out.set(file, JSON.parse(text));
   }
   return files = out;
 }
 function platformSchemaDigest() {
   schemaFiles();
-  const hash = createHash2("sha256");
-  for (const file of PLATFORM_SCHEMA_FILES) hash.update(`${file}\0${texts2.get(file)}\0`);
+  const hash = createHash("sha256");
+  for (const file of PLATFORM_SCHEMA_FILES) hash.update(`${file}\0${texts.get(file)}\0`);
   for (const [name, re] of Object.entries(TIME_FORMATS)) hash.update(`${name}\0${re.source}\0`);
   return hash.digest("hex");
 }
@@ -44167,7 +43060,7 @@ function definitionsOf(all) {
 function definitionRef(file, name) {
   return `${PLATFORM_SCHEMA_BASE}${file}.schema.json#/definitions/${name}`;
 }
-function schemaAjv2(reporting, shape, code) {
+function schemaAjv(reporting, shape, code) {
   const details = reporting !== "verdict";
   const { Ajv: Ajv2, addFormats } = ajvParts();
   const ajv = new Ajv2({
@@ -44186,7 +43079,7 @@ function schemaAjv2(reporting, shape, code) {
   return ajv;
 }
 function compileSet(reporting, shape) {
-  const ajv = schemaAjv2(reporting, shape, {
+  const ajv = schemaAjv(reporting, shape, {
     // ajv's pass that trims the generated code costs most of the compile time of these schemas, and a
     // validator compiled without it validates as fast within a few percent (every test process compiles).
     optimize: false
@@ -44243,7 +43136,7 @@ function buildTimeVerdicts() {
     let module;
     try {
       const file = VERDICTS_FILE;
-      module = createRequire2(import.meta.url)(file);
+      module = createRequire(import.meta.url)(file);
     } catch (err) {
       const missing = err.code === "MODULE_NOT_FOUND";
       if (!missing) {
@@ -44271,8 +43164,8 @@ function typeList(t) {
   return [];
 }
 function typePhrase(t) {
-  const list2 = typeList(t).map((x) => Object.hasOwn(ARTICLE, x) ? ARTICLE[x] : x);
-  return list2.length <= 1 ? list2[0] ?? "valid" : `${list2.slice(0, -1).join(", ")} or ${list2.at(-1)}`;
+  const list = typeList(t).map((x) => Object.hasOwn(ARTICLE, x) ? ARTICLE[x] : x);
+  return list.length <= 1 ? list[0] ?? "valid" : `${list.slice(0, -1).join(", ")} or ${list.at(-1)}`;
 }
 function resolveSchema(schema) {
   if (schema === null || typeof schema !== "object") return void 0;
@@ -44379,6 +43272,109 @@ function answerProblems(name, value, options = {}) {
   const validate = platformSchemas().validator(name);
   if (validate(value)) return [];
   return problemsOf(validate.errors ?? [], options.quote !== false);
+}
+
+// node_modules/leven/index.js
+var array = [];
+var characterCodeCache = [];
+function leven(first, second, options) {
+  if (first === second) {
+    return 0;
+  }
+  const maxDistance = options?.maxDistance;
+  const swap = first;
+  if (first.length > second.length) {
+    first = second;
+    second = swap;
+  }
+  let firstLength = first.length;
+  let secondLength = second.length;
+  while (firstLength > 0 && first.charCodeAt(~-firstLength) === second.charCodeAt(~-secondLength)) {
+    firstLength--;
+    secondLength--;
+  }
+  let start = 0;
+  while (start < firstLength && first.charCodeAt(start) === second.charCodeAt(start)) {
+    start++;
+  }
+  firstLength -= start;
+  secondLength -= start;
+  if (maxDistance !== void 0 && secondLength - firstLength > maxDistance) {
+    return maxDistance;
+  }
+  if (firstLength === 0) {
+    return maxDistance !== void 0 && secondLength > maxDistance ? maxDistance : secondLength;
+  }
+  let bCharacterCode;
+  let result;
+  let temporary;
+  let temporary2;
+  let index = 0;
+  let index2 = 0;
+  while (index < firstLength) {
+    characterCodeCache[index] = first.charCodeAt(start + index);
+    array[index] = ++index;
+  }
+  while (index2 < secondLength) {
+    bCharacterCode = second.charCodeAt(start + index2);
+    temporary = index2++;
+    result = index2;
+    for (index = 0; index < firstLength; index++) {
+      temporary2 = bCharacterCode === characterCodeCache[index] ? temporary : temporary + 1;
+      temporary = array[index];
+      result = array[index] = temporary > result ? temporary2 > result ? result + 1 : temporary2 : temporary2 > temporary ? temporary + 1 : temporary2;
+    }
+    if (maxDistance !== void 0) {
+      let rowMinimum = result;
+      for (index = 0; index < firstLength; index++) {
+        if (array[index] < rowMinimum) {
+          rowMinimum = array[index];
+        }
+      }
+      if (rowMinimum > maxDistance) {
+        return maxDistance;
+      }
+    }
+  }
+  array.length = firstLength;
+  characterCodeCache.length = firstLength;
+  return maxDistance !== void 0 && result > maxDistance ? maxDistance : result;
+}
+
+// src/suggest.ts
+var SUGGEST_MAX_LENGTH = 200;
+var SUGGEST_MAX_CANDIDATES = 2e4;
+function maxDistanceFor(length) {
+  if (length < 4) return 1;
+  return Math.max(2, Math.min(4, Math.floor(length / 3)));
+}
+function closest(wanted, candidates) {
+  if (wanted.length === 0 || wanted.length > SUGGEST_MAX_LENGTH) return void 0;
+  const target = wanted.toLowerCase();
+  const limit = maxDistanceFor(wanted.length);
+  let best;
+  let bestDistance = limit + 1;
+  let seen = 0;
+  for (const c of candidates) {
+    if (++seen > SUGGEST_MAX_CANDIDATES) return void 0;
+    if (c === wanted) return void 0;
+    if (c.length > SUGGEST_MAX_LENGTH || Math.abs(c.length - wanted.length) > limit) continue;
+    const d = leven(target, c.toLowerCase(), { maxDistance: bestDistance });
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+function didYouMean(wanted, candidates, show) {
+  const best = closest(wanted, candidates);
+  return best === void 0 ? "" : ` (did you mean ${show(best)}?)`;
+}
+var SUGGEST_BUDGET = 200;
+function suggester(budget = SUGGEST_BUDGET) {
+  let left = budget;
+  return (wanted, candidates, show) => left-- > 0 ? didYouMean(wanted, candidates, show) : "";
 }
 
 // src/platform/wire.ts
@@ -44761,12 +43757,12 @@ async function removeFile(file, target) {
 // src/time/canonical-schedules.ts
 var DAY_ORDER = ["mon", "tue", "wed", "thu", "fri", "sat", "sun", "hol"];
 function canonicalDays(days) {
-  const list2 = [
+  const list = [
     ...new Set(
       days.split(",").map((d) => d.trim().toLowerCase()).filter(Boolean)
     )
   ];
-  return list2.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).join(",");
+  return list.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).join(",");
 }
 function hhmm(time) {
   return time.length >= 5 ? time.slice(0, 5) : time;
@@ -44782,25 +43778,25 @@ function byDays(a, b) {
   }
   return x.length - y.length;
 }
-function canonicalSchedules(list2) {
-  const canonical = canonicalOf(list2);
+function canonicalSchedules(list) {
+  const canonical = canonicalOf(list);
   canonicalLists.add(canonical);
   return canonical;
 }
 var canonicalLists = /* @__PURE__ */ new WeakSet();
 var canonicalFormOf = /* @__PURE__ */ new WeakMap();
-function canonicalOnce(list2) {
-  if (canonicalLists.has(list2)) return list2;
-  let canonical = canonicalFormOf.get(list2);
+function canonicalOnce(list) {
+  if (canonicalLists.has(list)) return list;
+  let canonical = canonicalFormOf.get(list);
   if (!canonical) {
-    canonical = canonicalSchedules(list2);
-    canonicalFormOf.set(list2, canonical);
+    canonical = canonicalSchedules(list);
+    canonicalFormOf.set(list, canonical);
   }
   return canonical;
 }
-function canonicalOf(list2) {
+function canonicalOf(list) {
   const perDay = /* @__PURE__ */ new Map();
-  for (const schedule of list2) {
+  for (const schedule of list) {
     for (const day of canonicalDays(schedule.days).split(",")) {
       if (day === "") continue;
       const slots = perDay.get(day) ?? [];
@@ -44814,14 +43810,14 @@ function canonicalOf(list2) {
     const periods = sorted.filter((s, i) => i === 0 || bySlot(sorted[i - 1], s) !== 0);
     if (periods.length === 0) continue;
     const key = JSON.stringify(periods);
-    const group2 = groups.get(key);
-    if (group2) group2.days.push(day);
+    const group = groups.get(key);
+    if (group) group.days.push(day);
     else groups.set(key, { days: [day], periods });
   }
   return [...groups.values()].map((g) => ({ days: g.days.join(","), periods: g.periods })).sort((a, b) => byDays(a.days, b.days) || bySlot(a.periods[0], b.periods[0]));
 }
-function isCanonical(list2) {
-  return canonicalLists.has(list2);
+function isCanonical(list) {
+  return canonicalLists.has(list);
 }
 
 // src/model.ts
@@ -45119,7 +44115,7 @@ function dayOf(date, name) {
   return { id: month * 100 + day, name, month, day, cityId: null };
 }
 var DAYS = new Map(
-  [...CALENDARS].map(([code, list2]) => [code, list2.map(([date, name]) => dayOf(date, name))])
+  [...CALENDARS].map(([code, list]) => [code, list.map(([date, name]) => dayOf(date, name))])
 );
 function holidayDays(country, own2) {
   const national = DAYS.get(country) ?? [];
@@ -45137,14 +44133,14 @@ function ownHolidayProblems(value) {
       { index: void 0, message: `lists ${value.length} dates; a year has at most ${MAX_OWN_HOLIDAYS}` }
     ];
   }
-  const seen2 = /* @__PURE__ */ new Set();
+  const seen = /* @__PURE__ */ new Set();
   const out = [];
   value.forEach((v, index) => {
     if (typeof v !== "string") return out.push({ index, message: "must be a date MM-DD, e.g. '11-15'" });
     const parsed = parseMonthDay(v);
     if (!parsed.ok) return out.push({ index, message: parsed.error });
-    if (seen2.has(v)) return out.push({ index, message: `${v} is listed twice` });
-    seen2.add(v);
+    if (seen.has(v)) return out.push({ index, message: `${v} is listed twice` });
+    seen.add(v);
   });
   return out;
 }
@@ -45185,19 +44181,11 @@ export {
   numberSources,
   lazyYamlFile,
   renamedYamlFile,
+  pointerSegments,
   toPointer,
   locate,
+  locateSpan,
   scalarSource,
-  addProblem,
-  wasTruncated,
-  where,
-  rangeOf,
-  siteOf,
-  Reporter,
-  report,
-  dedupeProblems,
-  isRecord,
-  list,
   closest,
   didYouMean,
   suggester,
@@ -45244,17 +44232,6 @@ export {
   monthDayKey,
   compareSlots,
   toSchedules,
-  MAX_SIGNIFICANT_DIGITS,
-  currencyOf,
-  parsePriceText,
-  decimalOfNumber,
-  hasAtMostTwoDecimals,
-  decimalsOf,
-  priceTextProblem,
-  formatPrice,
-  priceChangeExceeds,
-  priceChangeText,
-  applyPriceRule,
   DEFAULT_MAX_FILE_BYTES,
   readConfigFile,
   readConfigFileSync,
@@ -45275,8 +44252,7 @@ export {
   require_metadata,
   require_discriminator,
   require_dist2,
-  schemaDigest,
-  validateFile,
+  ajvParts,
   PRIVATE_DIR_MODE,
   SHARED_FILE_MODE,
   SHARED_DIR_MODE,
