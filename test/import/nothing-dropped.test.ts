@@ -73,8 +73,9 @@ describe("carte import drops nothing silently", () => {
   it("writes image hosts and prices with the currency's decimals, which plan no change and survive an apply", async () => {
     const out = tempDir();
     const run = await carte(["import", "--store", "700001", "-c", project(), "--out", out]);
+    // The calls' success rate, and the note that the store's integration id is a placeholder.
     expect(run.err).toMatch(
-      /^Note: the integration_id of 1 store \(700001: store-700001\) is a placeholder: [^\n]*\n$/,
+      /^\d+ calls to the platform, 100\.0 % succeeded\.\nNote: the integration_id of 1 store \(700001: store-700001\) is a placeholder: [^\n]*\n$/,
     );
     expect(run.code).toBe(0);
     const catalog = parse(readFileSync(path.join(out, "catalogs", "shared.yaml"), "utf8")) as {
