@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseDocument, YAMLMap, YAMLSeq } from "yaml";
 import { loadProject } from "../../src/config/index.js";
 import { PlatformClient } from "../../src/platform/client.js";
+import { runCarte } from "../../src/run/run.js";
 import {
   CLIENT_ID,
   CLIENT_SECRET,
@@ -115,12 +116,20 @@ describe("the example chain against the emulator", () => {
     // Every read of a store fails (the logins answer).
     emu.setFaults({ routes: [{ prefix: "/restaurants/menu/v1/stores", faultRate: 1, faultKinds: ["503"] }] });
     emu.clearRequests();
-    const plan = await carte(["plan", "-c", config]);
-    expect(plan.code).toBe(1);
-    expect(plan.err).toContain("the platform is failing: 10 of the last");
+    // Each read may be made 10 times: without the breaker the three stores' reads would go on past 30
+    // failed calls; with it, no store runs out of attempts first.
+    const result = await runCarte({
+      command: "plan",
+      config,
+      env: { CARTE_CLIENT_ID: CLIENT_ID, CARTE_CLIENT_SECRET: CLIENT_SECRET },
+      client: { maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 20 },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(String(result.error)).toContain("the platform is failing: 10 of the last");
     // Three stores read at once: the calls in flight when the breaker opened end, and no more go out.
     expect(emu.requests.length).toBeLessThan(30);
-    expect(plan.err).toMatch(/\b\d+ calls to the platform, \d+\.\d % succeeded\./);
+    expect(result.calls!.calls).toBe(emu.requests.length);
+    expect(result.calls!.succeeded).toBeLessThan(result.calls!.calls);
   });
 
   it("changing one price makes one item upsert per affected store, carrying only that item", async () => {
