@@ -61,16 +61,33 @@ export function deprecated(route: Route): Route {
   return { ...route, headers: { ...DEPRECATION_HEADERS, ...route.headers } };
 }
 
+/** The number of utils writes made so far to each value (`owner`) of a store. */
+const utilsWrites = new WeakMap<StoreRec, Map<string, number>>();
+
 /**
  * A write that takes effect now (utils writes are synchronous): applied to the visible catalog at once,
  * and through {@link EmulatorState.accept} to the projected catalog now and, once more, to the visible one
- * after the writes already pending (the write must be idempotent: it sets a value computed from the
- * projected catalog). Kind `utils` for {@link EmulatorState.onApplied}.
+ * after the writes already pending (the write must be idempotent: it sets the value of `owner`, e.g. a
+ * category's schedules). That second time is left out when a later utils write of the same `owner` was
+ * made meanwhile: it would put back an older value until the later write's own turn (a schedule read
+ * in between showed a deleted period again, with new ids). Kind `utils` for
+ * {@link EmulatorState.onApplied}.
  */
-export function writeNow(state: EmulatorState, store: StoreRec, write: CatalogWrite): void {
+export function writeNow(state: EmulatorState, store: StoreRec, owner: string, write: CatalogWrite): void {
   write(store.visible);
   store.renderCache.clear();
-  state.accept(store, write, "utils");
+  let writes = utilsWrites.get(store);
+  if (!writes) utilsWrites.set(store, (writes = new Map()));
+  const made = (writes.get(owner) ?? 0) + 1;
+  writes.set(owner, made);
+  state.accept(
+    store,
+    (cat) => {
+      if (cat === store.visible && writes.get(owner) !== made) return;
+      write(cat);
+    },
+    "utils",
+  );
   state.requestPersist();
 }
 
@@ -240,7 +257,7 @@ function commit(ctx: RouteContext, scope: Scope, t: ScheduleTarget, details: Sch
   const built = buildSchedules(details, "schedule_details");
   rememberIds(ctx.state, scope.store, t.owner.owner, built.details);
   const now = new Date().toISOString();
-  writeNow(ctx.state, scope.store, (cat) => t.owner.write(cat, built.schedules, now));
+  writeNow(ctx.state, scope.store, t.owner.owner, (cat) => t.owner.write(cat, built.schedules, now));
   return answer(t, built.details);
 }
 

@@ -118,6 +118,29 @@ describe("emulator: one store state behind the menu API and utils", () => {
     expect(names).toEqual(["Drinks", "Mains", "Sides"]);
   });
 
+  it("a later utils write of a schedule is not undone when an earlier one's turn comes", async () => {
+    const path = `${U}/corridor/schedule/${ids.DRINKS}/store/${STORE}`;
+    const posted = await u("POST", path, {
+      schedule_details: [
+        { days: "mon", starts_time: "11:00:00", ends_time: "15:00:00" },
+        { days: "sun", starts_time: "10:00:00", ends_time: "14:00:00" },
+      ],
+    });
+    const [monday, sunday] = (posted.body as Schedule).schedule_details;
+    // The DELETE's own turn behind the pending writes comes late; the POST's comes after 100 ms.
+    emu.setFaults({ routes: [{ prefix: U, method: "DELETE", pendingMs: 1000 }] });
+    expect((await u("DELETE", `${path}/${sunday!.id}`)).status).toBe(204);
+    await new Promise((r) => setTimeout(r, 300));
+    // The POST's turn came: the schedule is still the one the DELETE left, with its ids.
+    expect(((await u("GET", path)).body as Schedule).schedule_details).toEqual([monday]);
+    expect((await category("DRINKS")).schedules).toEqual([
+      { days_of_week: "mon", time_periods: [{ start_time: "11:00", end_time: "15:00" }] },
+    ]);
+    emu.setFaults(undefined);
+    await emu.idle();
+    expect(((await u("GET", path)).body as Schedule).schedule_details).toEqual([monday]);
+  });
+
   it("a corridor schedule posted through utils is the category's schedules, and back", async () => {
     const path = `${U}/corridor/schedule/${ids.DRINKS}/store/${STORE}`;
     expect(await u("GET", path)).toMatchObject({
