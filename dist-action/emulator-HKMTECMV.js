@@ -4789,10 +4789,22 @@ var DEPRECATION_HEADERS = {
 function deprecated(route2) {
   return { ...route2, headers: { ...DEPRECATION_HEADERS, ...route2.headers } };
 }
-function writeNow(state, store, write) {
+var utilsWrites = /* @__PURE__ */ new WeakMap();
+function writeNow(state, store, owner, write) {
   write(store.visible);
   store.renderCache.clear();
-  state.accept(store, write, "utils");
+  let writes = utilsWrites.get(store);
+  if (!writes) utilsWrites.set(store, writes = /* @__PURE__ */ new Map());
+  const made = (writes.get(owner) ?? 0) + 1;
+  writes.set(owner, made);
+  state.accept(
+    store,
+    (cat) => {
+      if (cat === store.visible && writes.get(owner) !== made) return;
+      write(cat);
+    },
+    "utils"
+  );
   state.requestPersist();
 }
 function scopeOf(ctx, via) {
@@ -4906,7 +4918,7 @@ function commit(ctx, scope, t, details) {
   const built = buildSchedules(details, "schedule_details");
   rememberIds(ctx.state, scope.store, t.owner.owner, built.details);
   const now = (/* @__PURE__ */ new Date()).toISOString();
-  writeNow(ctx.state, scope.store, (cat) => t.owner.write(cat, built.schedules, now));
+  writeNow(ctx.state, scope.store, t.owner.owner, (cat) => t.owner.write(cat, built.schedules, now));
   return answer(t, built.details);
 }
 function getSchedule(via, target) {
