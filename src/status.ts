@@ -18,7 +18,7 @@
 import type { LoadedProject } from "./config/index.js";
 import pLimit from "p-limit";
 import { ApiError } from "./errors.js";
-import { categoriesByIntegration, categoriesByStore, judgePairing } from "./state/pairing.js";
+import { readPairing } from "./state/pairing.js";
 import { storesOpen, MAX_STATUS_STORES } from "./platform/store-availability-calls.js";
 import { listWebhooks } from "./platform/webhook-calls.js";
 import type { Session } from "./run/session.js";
@@ -164,11 +164,7 @@ async function pairingsOf(
     stores.map((s) =>
       limit(async () => {
         if (session.pairings?.has(s.storeId, s.key)) return void out.set(s.key, "verified");
-        const [byStore, byIntegration] = await Promise.all([
-          categoriesByStore(session.client, s.storeId),
-          categoriesByIntegration(session.client, s.key),
-        ]);
-        const verdict = judgePairing(byStore, byIntegration);
+        const { verdict } = await readPairing(session.client, s.storeId, s.key);
         if (verdict.state === "verified") session.pairings?.add(s.storeId, s.key);
         out.set(
           s.key,

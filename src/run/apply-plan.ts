@@ -43,12 +43,12 @@ export async function applyPlan(
 }
 
 /**
- * The apply's check of a store before its first call by integration id: none for a pairing the plan
- * showed (or an earlier run recorded), else {@link applyPairingCheck}, waiting for the categories the
- * apply creates in the store up to the settle window.
+ * The apply's check of a store before its first call by integration id ({@link applyPairingCheck}:
+ * none for a pairing the plan showed or an earlier run recorded), waiting for the categories the apply
+ * creates in the store up to the settle window.
  */
 function pairingGuard(plan: Plan, session: Session, options: RunOptions): (store: string) => Promise<void> {
-  const check = applyPairingCheck(
+  return applyPairingCheck(
     plan,
     {
       client: session.client,
@@ -58,12 +58,6 @@ function pairingGuard(plan: Plan, session: Session, options: RunOptions): (store
     },
     Math.min(options.settleMs ?? 5_000, Math.max(0, (options.deadline ?? Infinity) - Date.now())),
   );
-  const ids = new Map(plan.stores.map((s) => [s.key, s.storeId]));
-  return async (store) => {
-    const storeId = ids.get(store);
-    if (storeId !== undefined && session.pairings?.has(storeId, store)) return;
-    await check(store);
-  };
 }
 
 /**
@@ -107,6 +101,8 @@ export async function applyPlanReport(
       return options.secrets ? options.secrets.where(event) : "nowhere (no secrets sink was given)";
     },
   });
+  // The pairings the apply showed right, kept once for the next runs (not a write per store).
+  await session.pairings?.save();
   // The calls are over: the checks still to make (stores that a call for many stores served, such as
   // an item availability call of up to 100 items, end together with it) may use the calls' connections
   // too. The bound is put back when the apply ends (the stages of a rollout share it).

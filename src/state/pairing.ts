@@ -72,6 +72,24 @@ export async function categoriesByStore(client: PlatformClient, storeId: string)
 }
 
 /**
+ * Reads what the platform shows of one pairing now: the categories through the store id and through
+ * the integration id, compared ({@link judgePairing}). Two reads, made together.
+ *
+ * @throws `ApiError` when a read fails (other than a 404 for the integration id: `unknown`).
+ */
+export async function readPairing(
+  client: PlatformClient,
+  storeId: string,
+  integrationId: string,
+): Promise<{ verdict: PairingVerdict; byStore: number[]; byIntegration: number[] | undefined }> {
+  const [byStore, byIntegration] = await Promise.all([
+    categoriesByStore(client, storeId),
+    categoriesByIntegration(client, integrationId),
+  ]);
+  return { verdict: judgePairing(byStore, byIntegration), byStore, byIntegration };
+}
+
+/**
  * Compares the categories seen through the store id with those seen through the integration id
  * (`undefined`: the integration id is unknown). Pure.
  *

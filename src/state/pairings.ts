@@ -6,13 +6,13 @@
  */
 
 import pLimit from "p-limit";
-import { ConfigError, StoreIdentityError, type ConfigProblem } from "../errors.js";
+import { ConfigError, StoreIdentityError, formatProblem, type ConfigProblem } from "../errors.js";
 import { findEndpoint } from "../plan/endpoints.js";
 import type { Plan, PlanStore } from "../plan/types.js";
 import type { PlatformClient } from "../platform/client.js";
 import { bare, quote } from "../source/quote.js";
 import type { PairingRecord } from "./pairing-record.js";
-import { categoriesByIntegration, categoriesByStore, judgePairing, type PairingVerdict } from "./pairing.js";
+import { categoriesByIntegration, judgePairing, readPairing, type PairingVerdict } from "./pairing.js";
 
 /** Where a store file writes its integration id (`file:line:col`, file relative to the working directory). */
 export interface IdentitySite {
@@ -80,12 +80,11 @@ export function pairingMessage(
 
 /**
  * Checks the pairing of each store the plan addresses by integration id (one read each, none for a
- * pairing the record holds, nor for a store without categories yet) against the categories the plan
- * read by store id.
+ * pairing the record holds, nor for a store without categories yet: the apply checks that one, once it
+ * created them, {@link applyPairingCheck}) against the categories the plan read by store id.
  *
  * @param categoriesOf - the category ids the plan read for a store (the smallest few), by store key.
  * @param ownerOf - the store key of the run whose categories include a category id, when known.
- * @returns the store keys whose pairing the plan could not check (no category to compare yet).
  * @throws {@link ConfigError} with one problem per store whose file's integration id is unknown to the
  *   platform or another store's, located at its `integration_id`, before any write; `ApiError` when a
  *   read fails.
@@ -95,17 +94,12 @@ export async function checkPlanPairings(
   context: PairingContext,
   categoriesOf: (key: string) => readonly number[],
   ownerOf: (categoryId: number) => string | undefined,
-): Promise<Set<string>> {
+): Promise<void> {
   const { client, record } = context;
   const byKey = new Map(plan.stores.map((s) => [s.key, s]));
-  const unverified = new Set<string>();
-  // A store without a category yet (a new store) is checked by the apply, before its first call by
-  // integration id, once the same apply created its categories (applyPairingCheck).
-  const keys = storesByIntegration(plan).filter((k) => {
-    if (record?.has(byKey.get(k)!.storeId, k)) return false;
-    if (categoriesOf(k).length === 0) unverified.add(k);
-    return !unverified.has(k);
-  });
+  const keys = storesByIntegration(plan).filter(
+    (k) => !record?.has(byKey.get(k)!.storeId, k) && categoriesOf(k).length > 0,
+  );
   const limit = pLimit(Math.max(1, context.parallelism));
   const verdicts = await Promise.all(
     keys.map((key) =>
@@ -119,7 +113,6 @@ export async function checkPlanPairings(
   for (const { key, verdict } of verdicts) {
     const store = byKey.get(key)!;
     if (verdict.state === "verified") record?.add(store.storeId, key);
-    if (verdict.state === "unverifiable") unverified.add(key);
     const ownerKey =
       verdict.state === "mismatch"
         ? verdict.categoryIds.map(ownerOf).find((k) => k !== undefined && k !== key)
@@ -134,7 +127,6 @@ export async function checkPlanPairings(
   }
   await record?.save();
   if (problems.length > 0) throw new ConfigError(problems);
-  return unverified;
 }
 
 function problemAt(site: IdentitySite | undefined, message: string): ConfigProblem {
@@ -155,14 +147,15 @@ const POLL_MS = 100;
  * whose pairing neither its plan nor the record showed (a new store, whose categories the same apply
  * creates): its categories by store id against those of its integration id. Rejects with the located
  * message when the integration id is unknown or shows another store's categories: the store's calls by
- * integration id are then not made.
+ * integration id are then not made. A pairing shown right is added to the record, which the apply saves
+ * once its calls are over.
  *
- * When the apply creates categories in the store (asynchronous writes, docs/platform-api.md §2.4) and either
- * address shows none yet, both are read again until both show some, for up to `waitMs`: one address may show
- * them a moment before the other. Past that, or when the apply creates none, the call goes: a store the
- * integration id names that shows no category has no item the call could switch, and the apply's verification
- * reads the store by its id, so a change that landed elsewhere leaves the apply incomplete; the next plan
- * checks the pairing.
+ * When the apply creates categories in the store (`EndpointSpec.revealsPairing`: asynchronous writes,
+ * docs/platform-api.md §2.4) and either address shows none yet, both are read again until both show
+ * some, for up to `waitMs`: one address may show them a moment before the other. Past that, or when the
+ * apply creates none, the call goes: a store the integration id names that shows no category has no
+ * item the call could switch, and the apply's verification reads the store by its id, so a change that
+ * landed elsewhere leaves the apply incomplete; the next plan checks the pairing.
  */
 export function applyPairingCheck(
   plan: Plan,
@@ -171,23 +164,15 @@ export function applyPairingCheck(
 ): (key: string) => Promise<void> {
   const byKey = new Map(plan.stores.map((s) => [s.key, s]));
   const creating = new Set(
-    plan.operations.filter((o) => o.endpoint === "categories.upsert").flatMap((o) => o.stores),
+    plan.operations.filter((o) => findEndpoint(o.endpoint)?.revealsPairing).flatMap((o) => o.stores),
   );
   return async (key) => {
     const store = byKey.get(key);
-    if (!store) return;
+    if (!store || context.record?.has(store.storeId, key)) return;
     const until = Date.now() + (creating.has(key) ? waitMs : 0);
     for (;;) {
-      const [byStore, byIntegration] = await Promise.all([
-        categoriesByStore(context.client, store.storeId),
-        categoriesByIntegration(context.client, key),
-      ]);
-      const verdict = judgePairing(byStore, byIntegration);
-      if (verdict.state === "verified") {
-        context.record?.add(store.storeId, key);
-        await context.record?.save();
-        return;
-      }
+      const { verdict, byStore, byIntegration } = await readPairing(context.client, store.storeId, key);
+      if (verdict.state === "verified") return context.record?.add(store.storeId, key);
       const waiting = Date.now() + POLL_MS <= until;
       // While the categories this apply created are being made visible, one address may show them a
       // moment before the other: categories on one side only prove two stores once the wait is over.
@@ -195,8 +180,8 @@ export function applyPairingCheck(
       const message = showing && waiting ? undefined : pairingMessage(store, verdict);
       if (message !== undefined) {
         const site = context.sites?.get(key);
-        const at = site && site.line > 0 ? `${site.file}:${site.line}:${site.col}: ` : "";
-        throw new StoreIdentityError(key, `${at}${message}`);
+        const located = site && site.line > 0 ? formatProblem(problemAt(site, message)) : message;
+        throw new StoreIdentityError(key, located);
       }
       if (!waiting) return;
       await new Promise((r) => setTimeout(r, POLL_MS));
