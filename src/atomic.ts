@@ -33,7 +33,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import {
   link,
   lstat,
@@ -99,6 +99,43 @@ export interface AtomicWriteOptions extends WriteTarget {
    * false: each write removes those of its own file ({@link removeStaleTemps}).
    */
   tempsSwept?: boolean;
+}
+
+/**
+ * Reads back a file carte wrote itself (a cache entry, a record, a list of pages) without trusting
+ * what is there now: opened without following a link and without blocking on a FIFO, and read only
+ * when it is a regular file of at most `maxBytes` bytes that `accept` (given its stats: owner, mode)
+ * lets through.
+ *
+ * @returns its bytes; `undefined` when it is absent, refused or cannot be read. Never throws.
+ */
+export function readOwnFileSync(
+  file: string,
+  maxBytes: number,
+  accept: (stats: Stats) => boolean = () => true,
+): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined; // none, or a link
+  }
+  try {
+    const s = fstatSync(fd);
+    if (!s.isFile() || s.size > maxBytes || !accept(s)) return undefined;
+    const buffer = Buffer.alloc(s.size);
+    let length = 0;
+    while (length < buffer.length) {
+      const n = readSync(fd, buffer, length, buffer.length - length, length);
+      if (n === 0) break;
+      length += n;
+    }
+    return buffer.subarray(0, length);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A path for messages: relative to the working directory when inside it, else absolute. */

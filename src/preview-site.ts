@@ -8,12 +8,11 @@
  * those its list ({@link PREVIEW_LIST}) names, never a file it did not write.
  */
 
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import path from "node:path";
 import {
   SHARED_DIR_MODE,
   SHARED_FILE_MODE,
+  readOwnFileSync,
   removeFile,
   shownPath,
   writeFileAtomic,
@@ -103,26 +102,16 @@ const PAGE_NAME = /^[a-z0-9_-]{1,120}\.html$/;
  */
 async function earlierPages(out: string): Promise<Set<string>> {
   const pages = new Set<string>();
-  let handle;
+  // No earlier preview here (or no list of carte's): nothing to remove.
+  const bytes = readOwnFileSync(path.join(out, PREVIEW_LIST), MAX_LIST_BYTES);
+  if (bytes === undefined) return pages;
   try {
-    handle = await open(
-      path.join(out, PREVIEW_LIST),
-      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-    );
-  } catch {
-    return pages; // No earlier preview here (or no list of carte's): nothing to remove.
-  }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile() || info.size > MAX_LIST_BYTES) return pages;
-    const data: unknown = JSON.parse(await handle.readFile("utf8"));
+    const data: unknown = JSON.parse(bytes.toString("utf8"));
     const names = typeof data === "object" && data !== null ? (data as { pages?: unknown }).pages : undefined;
     if (Array.isArray(names))
       for (const name of names) if (typeof name === "string" && PAGE_NAME.test(name)) pages.add(name);
   } catch {
-    // A list that cannot be read or parsed names nothing: no page is removed.
-  } finally {
-    await handle.close();
+    // A list that cannot be parsed names nothing: no page is removed.
   }
   return pages;
 }

@@ -19,18 +19,9 @@
  */
 
 import { createHash } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readSync,
-  type Stats,
-} from "node:fs";
+import { lstatSync, readdirSync, type Stats } from "node:fs";
 import path from "node:path";
-import { removeFile, writeFileAtomic } from "../atomic.js";
+import { readOwnFileSync, removeFile, writeFileAtomic } from "../atomic.js";
 
 /** Version of the entries' layout; part of every key. */
 const FORMAT = "carte parsed file 1";
@@ -113,33 +104,17 @@ export function openParseCache(
       if (!HEX_KEY.test(key)) return undefined;
       trusted ??= folders() === "trusted";
       if (!trusted || gitKnown(`.carte/cache/${key}.json`)) return undefined;
-      let fd: number;
+      const bytes = readOwnFileSync(path.join(dir, `${key}.json`), MAX_ENTRY_BYTES, (s) =>
+        ownedAlone(s, uid, 0o077),
+      );
+      if (bytes === undefined) return undefined; // none, a link, or not the user's alone
       try {
-        fd = openSync(
-          path.join(dir, `${key}.json`),
-          constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-        );
-      } catch {
-        return undefined; // none, or a link
-      }
-      try {
-        const s = fstatSync(fd);
-        if (!s.isFile() || !ownedAlone(s, uid, 0o077) || s.size > MAX_ENTRY_BYTES) return undefined;
-        const buffer = Buffer.alloc(s.size);
-        let length = 0;
-        while (length < buffer.length) {
-          const n = readSync(fd, buffer, length, buffer.length - length, length);
-          if (n === 0) break;
-          length += n;
-        }
-        const entry = JSON.parse(buffer.subarray(0, length).toString("utf8")) as unknown;
+        const entry = JSON.parse(bytes.toString("utf8")) as unknown;
         if (entry === null || typeof entry !== "object") return undefined;
         const e = entry as { format?: unknown; key?: unknown; value?: unknown };
         return e.format === FORMAT && e.key === key && Object.hasOwn(e, "value") ? e.value : undefined;
       } catch {
-        return undefined; // unreadable or not an entry: parsed as usual
-      } finally {
-        closeSync(fd);
+        return undefined; // not an entry: parsed as usual
       }
     },
     async set(key, value) {

@@ -12,9 +12,8 @@
  */
 
 import { createHmac } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
-import { writeFileAtomic } from "../atomic.js";
+import { readOwnFileSync, writeFileAtomic } from "../atomic.js";
 
 /** Largest record read, in bytes. */
 export const MAX_RECORD_BYTES = 8 * 1024 * 1024;
@@ -47,31 +46,16 @@ export function pairingKey(clientSecret: string, clientId: string, target: strin
 
 /** The entries of the record file, or none when it is not one carte wrote. */
 function readEntries(file: string): string[] {
-  let fd: number;
+  const bytes = readOwnFileSync(file, MAX_RECORD_BYTES);
+  if (bytes === undefined) return []; // none yet, a link, or not a regular file
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return []; // none yet, or a link
-  }
-  try {
-    const s = fstatSync(fd);
-    if (!s.isFile() || s.size > MAX_RECORD_BYTES) return [];
-    const buffer = Buffer.alloc(s.size);
-    let length = 0;
-    while (length < buffer.length) {
-      const n = readSync(fd, buffer, length, buffer.length - length, length);
-      if (n === 0) break;
-      length += n;
-    }
-    const value = JSON.parse(buffer.subarray(0, length).toString("utf8")) as unknown;
+    const value = JSON.parse(bytes.toString("utf8")) as unknown;
     if (value === null || typeof value !== "object") return [];
     const { format, entries } = value as { format?: unknown; entries?: unknown };
     if (format !== FORMAT || !Array.isArray(entries) || entries.length > MAX_RECORD_ENTRIES) return [];
     return entries.filter((e): e is string => typeof e === "string" && ENTRY.test(e));
   } catch {
-    return []; // unreadable or not JSON: every pairing is checked again
-  } finally {
-    closeSync(fd);
+    return []; // not JSON: every pairing is checked again
   }
 }
 
