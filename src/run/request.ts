@@ -11,12 +11,12 @@ import { type Shard } from "../gitops/shard.js";
 import type { ApplyEvent } from "../apply/execute.js";
 import { StalePlanError, type Diagnostic } from "../errors.js";
 import { type LockHolder } from "./lock.js";
-import { type ClientOptions, type RetryInfo } from "../platform/client.js";
+import { type RetryInfo } from "../platform/client.js";
 import type { CallCounts } from "../platform/call-tally.js";
 import type { Targeting } from "../plan/target.js";
 import type { Plan } from "../plan/types.js";
 import { type SecretSink } from "./secrets.js";
-import { type RunTarget } from "./session.js";
+import { type ClientTuning, type RunTarget } from "./session.js";
 import { type StageOutcome } from "../apply/rollout.js";
 import { type ApplyReport } from "../apply/report.js";
 
@@ -77,16 +77,7 @@ interface RequestBase {
    * backoff base and cap, the cap of one `Retry-After` wait, the client-side rate limit, jitter source,
    * and the stop rule of the success rate (off in the fault-injection runs, which fail calls on purpose).
    */
-  client?: Pick<
-    ClientOptions,
-    | "baseDelayMs"
-    | "maxDelayMs"
-    | "maxRetryAfterMs"
-    | "maxAttempts"
-    | "requestsPerSecond"
-    | "random"
-    | "successGuard"
-  >;
+  client?: ClientTuning;
 }
 
 /** `carte plan`: plan only, no write. */

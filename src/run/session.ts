@@ -145,6 +145,22 @@ export function credentialsFromEnv(env: NodeJS.ProcessEnv = process.env): {
   };
 }
 
+/**
+ * The platform client's settings a run may tune (tests and benchmarks; the defaults otherwise): backoff
+ * base and cap (ms), the cap of one `Retry-After` wait (ms), attempts, the client-side rate limit
+ * (requests per second), the jitter source and the stop rule of the success rate.
+ */
+export type ClientTuning = Pick<
+  ClientOptions,
+  | "baseDelayMs"
+  | "maxDelayMs"
+  | "maxRetryAfterMs"
+  | "maxAttempts"
+  | "requestsPerSecond"
+  | "random"
+  | "successGuard"
+>;
+
 /** Options of {@link openSession}. */
 export interface SessionOptions {
   env?: NodeJS.ProcessEnv;
@@ -153,16 +169,7 @@ export interface SessionOptions {
   /** Called before each retry of a call (progress output). */
   onRetry?: (info: RetryInfo) => void;
   /** Retry and pacing settings of the client (tests and benchmarks); the defaults otherwise. */
-  client?: Pick<
-    ClientOptions,
-    | "baseDelayMs"
-    | "maxDelayMs"
-    | "maxRetryAfterMs"
-    | "maxAttempts"
-    | "requestsPerSecond"
-    | "random"
-    | "successGuard"
-  >;
+  client?: ClientTuning;
   /** Calls the session will have in flight at once (`--parallelism`): its connections to the platform. */
   connections?: number;
 }
