@@ -43414,7 +43414,7 @@ var CLIENT_WEBHOOK_EVENTS = ["STORE_PROVISIONING_STATUS"];
 
 // src/atomic.ts
 import { randomBytes } from "node:crypto";
-import { constants as constants2 } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, openSync as openSync2, readSync as readSync2 } from "node:fs";
 import {
   link,
   lstat,
@@ -43434,6 +43434,30 @@ var PRIVATE_DIR_MODE = 448;
 var SHARED_FILE_MODE = 438;
 var SHARED_DIR_MODE = 511;
 var TEMP_MARK = ".carte-tmp-";
+function readOwnFileSync(file, maxBytes, accept = () => true) {
+  let fd;
+  try {
+    fd = openSync2(file, constants2.O_RDONLY | (constants2.O_NOFOLLOW ?? 0) | (constants2.O_NONBLOCK ?? 0));
+  } catch {
+    return void 0;
+  }
+  try {
+    const s = fstatSync2(fd);
+    if (!s.isFile() || s.size > maxBytes || !accept(s)) return void 0;
+    const buffer = Buffer.alloc(s.size);
+    let length = 0;
+    while (length < buffer.length) {
+      const n = readSync2(fd, buffer, length, buffer.length - length, length);
+      if (n === 0) break;
+      length += n;
+    }
+    return buffer.subarray(0, length);
+  } catch {
+    return void 0;
+  } finally {
+    closeSync2(fd);
+  }
+}
 function shownPath(p) {
   const absolute = path.resolve(p);
   const rel = path.relative(process.cwd(), absolute);
@@ -44256,6 +44280,7 @@ export {
   PRIVATE_DIR_MODE,
   SHARED_FILE_MODE,
   SHARED_DIR_MODE,
+  readOwnFileSync,
   shownPath,
   rootFor,
   writeFailure,

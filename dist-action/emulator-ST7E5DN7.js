@@ -61,7 +61,7 @@ import {
   typeList,
   typePhrase,
   writeFileAtomic
-} from "./chunk-KQRSLNFH.js";
+} from "./chunk-OSI2LRXA.js";
 import {
   __commonJS,
   __toESM
