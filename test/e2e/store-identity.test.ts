@@ -9,7 +9,10 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PlatformClient } from "../../src/platform/client.js";
 import type { Item } from "../../src/generated/platform.js";
-import { carte, edit, exampleWithClient, writes } from "../helpers/project.js";
+import { renderReport } from "../../src/render/apply-report.js";
+import { runCarte } from "../../src/run/run.js";
+import { secretsFileSink } from "../../src/run/secrets.js";
+import { CLIENT_ID, CLIENT_SECRET, carte, edit, exampleWithClient, writes } from "../helpers/project.js";
 
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -134,5 +137,54 @@ describe("store identity", () => {
     expect((await itemOf(fx.client, "900101", "CHICKEN-WINGS-16")).suspension_info.is_available).toBe(true);
     // The third store, named right, was switched as its file says.
     expect((await itemOf(fx.client, "900201", "EXTRA-PATTY")).suspension_info.is_available).toBe(false);
+  });
+
+  it("keeps one store's refusal inside an availability call for several stores its own", async () => {
+    const { dir, config, client, centro, chapinero } = await setup();
+    // Centro switches BURGER-DOUBLE off, Chapinero switches CHICKEN-WINGS-16 back on: one call for both.
+    edit(
+      centro,
+      "unavailable: [EXTRA-AVOCADO, SHAKE-AREQUIPE]",
+      "unavailable: [EXTRA-AVOCADO, SHAKE-AREQUIPE, BURGER-DOUBLE]",
+    );
+    edit(chapinero, "unavailable: [CHICKEN-WINGS-16]", "unavailable: []");
+    const result = await runCarte(
+      {
+        command: "apply",
+        config,
+        env: { CARTE_CLIENT_ID: CLIENT_ID, CARTE_CLIENT_SECRET: CLIENT_SECRET },
+        secrets: () => secretsFileSink(path.join(dir, "secrets.json")),
+      },
+      {
+        // Once planned, staff delete Centro's BURGER-DOUBLE: the platform refuses the call that names it.
+        onPlan: async () => {
+          const burger = await itemOf(client, "900101", "BURGER-DOUBLE");
+          const menu = await client.getStoreMenu("900101");
+          const category = menu.categories.find((c) => c.items.some((r) => r.id === burger.id))!;
+          await client.request(
+            "POST /restaurants/menu/v1/stores/{storeId}/categories",
+            { storeId: "900101" },
+            [{ ...category, items: category.items.filter((r) => r.id !== burger.id) }],
+          );
+          await client.request("DELETE /restaurants/menu/v1/stores/{storeId}/items", { storeId: "900101" }, [
+            burger.id,
+          ]);
+        },
+      },
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.exitCode).toBe(1);
+    const toggle = result.report!.operations.find((o) => o.path.endsWith("/availability/stores/items"))!;
+    expect(toggle).toMatchObject({ status: "failed", failedStores: ["bog-centro"] });
+    const text = renderReport(result.plan!, result.report!, 0);
+    expect(text).toContain("failed for bog-centro (HTTP 400: Error updating items); made for bog-chapinero");
+    expect(text).not.toMatch(/failed: PUT \S+: PUT|skipped: \S+ \S+: skipped/);
+    // Chapinero's change was made and shown; only Centro's is left, and the next apply makes it.
+    expect((await itemOf(client, "900102", "CHICKEN-WINGS-16")).suspension_info.is_available).toBe(true);
+    expect(result.report!.pending.filter((a) => a.startsWith("store[bog-chapinero]"))).toEqual([]);
+    const again = await carte(["apply", "--auto-approve", "-c", config]);
+    expect(again.code).toBe(0);
+    expect((await itemOf(client, "900101", "BURGER-DOUBLE")).suspension_info.is_available).toBe(false);
+    expect((await carte(["plan", "--detailed-exitcode", "-c", config])).code).toBe(0);
   });
 });
