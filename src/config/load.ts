@@ -48,6 +48,7 @@ import { resolveDesired } from "./resolve.js";
 import type { ResolvableStore } from "./resolve.js";
 import { settingsSections } from "../kinds/registry.js";
 import { currencyOf, type Currency } from "../money.js";
+import type { ProjectPlatform } from "./platforms.js";
 import { mergeOverrides, OverridesChecker, plainOverrides, readOverrides, timedLayer } from "./overrides.js";
 import { OptionPricePatterns } from "./option-price-patterns.js";
 import { RuledPrices } from "./ruled-prices.js";
@@ -133,6 +134,11 @@ export interface LoadedProject {
   safety: SafetyPolicy;
   /** The currency of every price (carte.yaml `currency:`); absent when it declares none. */
   currency?: Currency;
+  /**
+   * The platform of carte.yaml `platforms:` this load is scoped to (`LoadOptions.platform`); absent for a
+   * project of one platform (`platform:` and `currency:`).
+   */
+  platformOf?: ProjectPlatform;
   /**
    * The catalogs by name, as written (what `carte import --merge` tries new stores against), and the
    * file each is written in, relative to the working directory.
@@ -570,6 +576,12 @@ function checkEveryGroupAddressed(
 
 /** Options of {@link loadProject}. */
 export interface LoadOptions {
+  /**
+   * The one platform of carte.yaml `platforms:` to load (src/config/platforms.ts): only its stores,
+   * their prices in its currency and their titles in its language; with `rehearsal`, its development
+   * host and test stores. Required when carte.yaml names platforms.
+   */
+  platform?: { name: string; rehearsal?: boolean };
   /**
    * Let the stores of one catalog share the resource objects they resolve alike (`resolveDesired`
    * `share`): the desired state of a big chain then takes memory for what differs between stores only.

@@ -35,6 +35,17 @@ interface RequestBase {
   /** Limit the plan to some stores, kinds or addresses (`--store`, `--kind`, `--target`). */
   targeting?: Targeting;
   /**
+   * `--platform NAME`: the one platform (country) of carte.yaml `platforms:` this run plans or applies
+   * (src/config/platforms.ts); required when carte.yaml names platforms: the CLI and the Action run
+   * each platform in turn.
+   */
+  platform?: string | undefined;
+  /**
+   * `--rehearsal`: run on the platform's development host, with its test stores in place of the
+   * production stores (carte.yaml `platforms: NAME: development:`).
+   */
+  rehearsal?: boolean | undefined;
+  /**
    * The run's clock: time-bound entries of the files (`until:`, dated special days, prices `from:`) are
    * judged against it (src/time/clock.ts). Default: the real time. The CLI takes it from `CARTE_NOW`.
    */
