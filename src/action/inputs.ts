@@ -59,6 +59,17 @@ export interface ActionInputs {
    * (src/action/preview-artifact.ts).
    */
   preview: PreviewInput;
+  /**
+   * Input `platform`: the platforms (countries) of carte.yaml `platforms:` to run, in the order given
+   * (src/action/platforms.ts); empty: every platform of carte.yaml, or the one platform of a project
+   * without `platforms:`.
+   */
+  platforms: string[];
+  /**
+   * Input `rehearsal`: run on each platform's development host, with its test stores in place of the
+   * production stores (carte.yaml `platforms: NAME: development:`).
+   */
+  rehearsal: boolean;
 }
 
 /** What the Action is given besides its environment: the artifact upload, replaced in tests. */
@@ -68,6 +79,35 @@ export interface ActionDeps {
 }
 
 const COMMANDS: readonly ActionCommand[] = ["plan", "apply", "drift", "report"];
+
+/** A platform's name in carte.yaml `platforms:` (the schema's pattern). */
+export const PLATFORM_NAME = /^[a-z][a-z0-9-]{0,30}$/;
+
+/** The most platforms the input `platform` may name. */
+const MAX_PLATFORMS = 64;
+
+/**
+ * Input `platform`: names separated by commas or new lines, each a platform name ({@link PLATFORM_NAME}),
+ * repeats dropped. Throws {@link UsageError} naming the first bad one (quoted as JSON, at most 40
+ * characters of it).
+ */
+export function parsePlatformInput(text: string): string[] {
+  const names = text
+    .split(/[,\n]/)
+    .map((n) => n.trim())
+    .filter((n) => n !== "");
+  for (const n of names) {
+    if (!PLATFORM_NAME.test(n)) {
+      throw new UsageError(
+        `input platform: ${JSON.stringify(n.slice(0, 40))} is not a platform name (a-z, 0-9 and -, starting with a letter, at most 31 characters)`,
+      );
+    }
+  }
+  const unique = [...new Set(names)];
+  if (unique.length > MAX_PLATFORMS)
+    throw new UsageError(`input platform names ${unique.length} platforms; at most ${MAX_PLATFORMS}`);
+  return unique;
+}
 
 /** The review key's secret as the workflow gives it: input `review-key`, else `CARTE_REVIEW_KEY`. */
 export function reviewSecret(env: NodeJS.ProcessEnv): string {
@@ -118,6 +158,8 @@ export function readInputs(env: NodeJS.ProcessEnv = process.env): ActionInputs {
     reviewKey: reviewSecret(env) ? reviewKey(reviewSecret(env)) : undefined,
     gitLock: bool("git-lock", true),
     preview,
+    platforms: parsePlatformInput(core.getInput("platform")),
+    rehearsal: bool("rehearsal", false),
   };
 }
 

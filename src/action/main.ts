@@ -42,6 +42,7 @@ import { driftCommand } from "./drift-command.js";
 import { readInputs, reviewSecret, type ActionDeps } from "./inputs.js";
 import type { Outcome } from "./outcome.js";
 import { planCommand } from "./plan-command.js";
+import { maskCredentials, readActionPlatforms } from "./platform-runs.js";
 import { reportCommand } from "./report-command.js";
 import { JobSummary } from "./summary.js";
 
@@ -50,8 +51,9 @@ export async function runAction(
   env: NodeJS.ProcessEnv = process.env,
   deps: ActionDeps = {},
 ): Promise<number> {
-  // The client secret and the review key never reach any output; masking guards the logs as well.
-  if (env.CARTE_CLIENT_SECRET) core.setSecret(env.CARTE_CLIENT_SECRET);
+  // The credentials of every platform and the review key never reach any output; masking guards the
+  // logs as well, before anything is written to them.
+  maskCredentials(env, readActionPlatforms(core.getInput("config") || "carte.yaml"));
   if (reviewSecret(env)) core.setSecret(reviewSecret(env));
   const ctx = readContext(env);
   let outcome: Outcome = { exitCode: ExitCode.ok };
