@@ -14,7 +14,17 @@ import { fromWireSchedules, toWireSchedules, withComparedSchedules } from "./sch
 import { byIndex } from "../plain-data.js";
 import { categoryEqual } from "./equal.js";
 import { attr, escapeHtmlText as t } from "../show/html.js";
-import { afterPlan, classes, field, idPart, mark, merged, pageSchedulesText, valueOr } from "../show/page.js";
+import {
+  afterPlan,
+  classes,
+  field,
+  headingBadge,
+  idPart,
+  mark,
+  merged,
+  pageSchedulesText,
+  valueOr,
+} from "../show/page.js";
 import { titledView } from "../show/view-model.js";
 import { attributeDetails, isBlank, listDetails, schedulesText, valueDetail } from "../show/words.js";
 import { renderItem } from "./items-preview.js";
@@ -111,7 +121,7 @@ export function renderCategory(
     `<h3>${valueOr(
       field<CategoryResource>("title", c, (r) => r.title, String),
       t(category.title),
-    )}${active ? "" : ' <span class="badge">Not active</span>'}</h3>` +
+    )}${headingBadge(m)}${active ? "" : ' <span class="badge">Not active</span>'}</h3>` +
     (schedules !== "always" ? `<p class="meta">Shown: ${schedules}</p>` : "") +
     `<ul${attr("aria-label", `Items of ${category.title}`)}>\n${items}\n</ul></section>`
   );

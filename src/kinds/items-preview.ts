@@ -146,7 +146,11 @@ function groupLinks(v: PreviewPage, owner: ItemResource, change: KindChange | un
       `<a${attr("href", `#${groupId(sku)}`)}>${t(group ? group.title : sku)}</a>` +
       (group ? ` <span class="meta">choose ${group.min ?? 0} to ${group.max ?? 0}</span>` : "") +
       markBadge(m) +
-      (m === undefined && groupChanged(v, sku) ? ' <span class="badge changed">Changed</span>' : "") +
+      (m === undefined && groupChanged(v, sku)
+        ? changeOf(v, sku)?.action === "create"
+          ? ' <span class="badge added">New</span>'
+          : ' <span class="badge changed">Changed</span>'
+        : "") +
       `</li>`
     );
   });

@@ -8,7 +8,7 @@
 import { own, table, type CategoryResource, type MenuResource } from "../model.js";
 import type { SafetyViolation } from "../safety-policy.js";
 import { attr, escapeHtmlText as t } from "../show/html.js";
-import { afterPlan, classes, idPart, mark, merged } from "../show/page.js";
+import { afterPlan, classes, headingBadge, idPart, mark, merged } from "../show/page.js";
 import { fieldOf, type ChangeView } from "../show/view-model.js";
 import { listDetails, onOff } from "../show/words.js";
 import { categoriesOf, menusOf, menusState, offerWindowInfo } from "./catalog.js";
@@ -139,8 +139,17 @@ function renderMenu(v: PreviewPage, type: string): string {
     .join("\n");
   return (
     `<section${classes("entry menu", mark(c))}${attr("id", `menu-${idPart(type)}`)}${attr("data-menu", type)}>` +
-    `<h2>Menu ${t(type)}</h2>\n${categories}\n</section>`
+    `<h2>Menu ${t(type)}${headingBadge(mark(c))}</h2>\n${categories}\n</section>`
   );
+}
+
+/** Whether the menu `type` shows an active category after the plan. */
+function showsActive(v: PreviewPage, type: string): boolean {
+  const menu = afterPlan<MenuResource>(
+    v.change("menu", type),
+    v.state ? own(menusOf(v.state), type) : undefined,
+  );
+  return menu?.categories.some((e) => e.active) ?? false;
 }
 
 /**
@@ -151,7 +160,12 @@ const preview: KindPreview = {
   page(v) {
     const types = new Set(v.state ? Object.keys(menusOf(v.state)) : []);
     for (const c of v.changes("menu")) types.add(c.key);
-    const menus = [...types].sort().map((type) => renderMenu(v, type));
+    // The menus customers see first: those that show an active category, then the others (an
+    // inactive catering menu), each set by type.
+    const menus = [...types]
+      .sort()
+      .sort((a, b) => Number(showsActive(v, b)) - Number(showsActive(v, a)))
+      .map((type) => renderMenu(v, type));
     // After the menus, which ask for the groups they link to.
     const groups = renderGroups(v);
     return `${menus.length > 0 ? menus.join("\n") : "<p>This store has no menu.</p>"}\n${groups}`;

@@ -158,10 +158,15 @@ function changeCounts(plan: Plan): Map<string, number> {
   return counts;
 }
 
-/** The index page: the plan's stores, each with its number of changes and a link to its page. */
+/**
+ * The index page: how many of the plan's stores change, then the stores that change (in the plan's
+ * order), then the others, each with its number of changes and a link to its page.
+ */
 export function renderIndex(plan: Plan): string {
   const counts = changeCounts(plan);
-  const items = plan.stores.map((s) => {
+  const changing = plan.stores.filter((s) => (counts.get(s.key) ?? 0) > 0);
+  const unchanged = plan.stores.filter((s) => (counts.get(s.key) ?? 0) === 0);
+  const items = [...changing, ...unchanged].map((s) => {
     const n = counts.get(s.key) ?? 0;
     return (
       `<li${attr("data-store", s.key)}${attr("data-changes", n)}${attr("data-search", `${s.name} ${s.key}`.toLowerCase())}>` +
@@ -171,8 +176,10 @@ export function renderIndex(plan: Plan): string {
   });
   const total = plan.changes.length;
   const body =
-    `<header><h1>Menu preview</h1><p>${plan.stores.length} ${plan.stores.length === 1 ? "store" : "stores"}, ` +
-    `${total} ${total === 1 ? "change" : "changes"} in the plan.</p></header>\n<main>\n` +
+    `<header><h1>Menu preview</h1><p id="summary"${attr("data-changing", changing.length)}>` +
+    `${changing.length} of ${plan.stores.length} ${plan.stores.length === 1 ? "store" : "stores"} ` +
+    `${changing.length === 1 ? "changes" : "change"} (${total} ${total === 1 ? "change" : "changes"} in the plan)` +
+    `${unchanged.length > 0 ? "; the stores without changes are listed after them" : ""}.</p></header>\n<main>\n` +
     `<div class="controls"><label for="filter">Filter stores by name or key</label> ` +
     `<input id="filter" type="search" autocomplete="off"> <span><span id="shown">${plan.stores.length}</span> shown</span></div>\n` +
     `<ul class="stores" id="stores">\n${items.join("\n")}\n</ul>\n</main>`;
@@ -296,7 +303,8 @@ export function renderStorePage(
     `.</p>` +
     `<p class="meta">Marked: <span class="badge added">new</span> <span class="badge removed">removed</span> ` +
     `<span class="badge changed">changed</span> <span class="badge off">switched off</span></p>` +
-    `<div class="controls"><input id="changed-only" type="checkbox"> <label for="changed-only">Show changed only</label></div></header>\n` +
+    // A page that draws a change opens on it: "Show changed only" starts on there.
+    `<div class="controls"><input id="changed-only" type="checkbox"${changes.size > 0 ? " checked" : ""}> <label for="changed-only">Show changed only</label></div></header>\n` +
     `<main>\n${parts.join("\n")}</main>`;
   return page(`${store.name} — menu preview`, body, TOGGLE_SCRIPT, v.drawn);
 }

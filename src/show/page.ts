@@ -54,13 +54,22 @@ export function field<R>(
     const old = pick(before);
     const now = pick(after);
     if (JSON.stringify(old) !== JSON.stringify(now)) {
+      const [was, is] = [show(old), show(now)];
       return (
-        `<${tag}${attr("class", `${cls} changed`.trim())}${attr("data-field", name)}${attr("data-before", show(old))}${attr("data-after", show(now))}>` +
-        `<del>${t(show(old))}</del> → <ins>${t(show(now))}</ins></${tag}>`
+        `<${tag}${attr("class", `${cls} changed`.trim())}${attr("data-field", name)}${attr("data-before", was)}${attr("data-after", is)}>` +
+        `${sideText("del", was)} → ${sideText("ins", is)}</${tag}>`
       );
     }
   }
   return "";
+}
+
+/**
+ * One side of a changed value: the value, or "(none)" in words where there was none or will be none
+ * (a description added where there was none reads "(none) → …", not a bare arrow).
+ */
+function sideText(tag: "del" | "ins", text: string): string {
+  return text === "" ? `<${tag} class="none">(none)</${tag}>` : `<${tag}>${t(text)}</${tag}>`;
 }
 
 /** A plain or changed value: the changed form when the plan changes it, else `plain`. */
@@ -76,6 +85,14 @@ export function markBadge(m: string | undefined): string {
   if (m === "added") return ' <span class="badge">New</span>';
   if (m === "removed") return ' <span class="badge">Removed</span>';
   return "";
+}
+
+/**
+ * The word of a heading's mark, so that a highlighted menu or category heading says what the colour
+ * says: `New`, `Removed`, or `Changed` (something in it changes: its title, its list, an item).
+ */
+export function headingBadge(m: string | undefined): string {
+  return m === "changed" ? ' <span class="badge">Changed</span>' : markBadge(m);
 }
 
 /** Schedules on a page: `mon-fri 06:00–11:00; sat 07:00–12:00`; none: `always`. */

@@ -160,3 +160,23 @@ function pad(n: number): string {
 function dateKey(w: { year: number; month: number; day: number }): string {
   return `${w.year}-${pad(w.month)}-${pad(w.day)}`;
 }
+
+const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"] as const;
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] as const;
+
+/**
+ * The store's date and time of an ISO 8601 instant written with the store's offset, as its people read
+ * it on a page reviewed on any later day: `Sat 6 Dec 2026, 18:00` — its own wall time, never words
+ * relative to the day it was written ("today", "tomorrow"), and no instant repeated beside it.
+ * `undefined` for text that is not such an instant.
+ *
+ * @example wallClockText("2026-12-06T18:00:00-05:00") // "Sun 6 Dec 2026, 18:00"
+ */
+export function wallClockText(iso: string): string | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/.exec(iso);
+  if (!m) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
+  return `${WEEKDAYS[date.getUTCDay()]!} ${day} ${MONTHS[month - 1]!} ${year}, ${m[4]!}:${m[5]!}`;
+}

@@ -112,7 +112,11 @@ async function buildSite(): Promise<{ dir: string; out: string }> {
   edit(store, /^availability:$/m, "timezone: America/Bogota\navailability:");
   const after = await loadProject(config, { now });
 
-  const plan = buildPlan(after.desired, current(...Object.values(before.desired.stores).map(asApplied)), {
+  // bog-chapinero is applied already: the one store of the plan without changes.
+  const applied = Object.entries(before.desired.stores).map(([key, s]) =>
+    asApplied(key === "bog-chapinero" ? after.desired.stores[key]! : s),
+  );
+  const plan = buildPlan(after.desired, current(...applied), {
     safety: after.safety,
     ownership: after.ownership,
     // The pages show the stores' menus; the client-level settings (webhooks) are not on them.
@@ -309,7 +313,10 @@ describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium"
       background: getComputedStyle(e).backgroundColor,
       colour: getComputedStyle(e).color,
     }));
-    expect(cheese.text).toContain("Off until 2030-12-24 18:00 GMT-5");
+    // Its date and time on the store's clock, true on whatever day the page is reviewed: no
+    // "(tomorrow)", no instant repeated beside it.
+    expect(cheese.text).toContain("Off until Tue 24 Dec 2030, 18:00");
+    expect(cheese.text).not.toMatch(/tomorrow|today|T18:00:00/);
     expect(cheese.background).toBe("rgb(236, 236, 236)");
     expect(cheese.colour).toBe("rgb(74, 74, 74)");
     // Unchanged items are plain, also in the category whose list of items changed.
@@ -331,10 +338,13 @@ describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium"
     expect(await page.$$eval("[onerror], img[src='x']", (es) => es.length)).toBe(0);
   });
 
-  it('"Show changed only" hides the unchanged items; the changes match their golden image and pass axe', async () => {
+  it('opens on the changes ("Show changed only" on), headings say what changes; matches its golden image and passes axe', async () => {
     const page = store;
-    await page.click('label[for="changed-only"]');
     expect(await page.$eval("#changed-only", (e) => (e as DomElement).checked)).toBe(true);
+    // A highlighted category heading says in words what its colour says.
+    expect(await page.$eval("#category-DEFAULT__DRINKS h3", (e) => (e as DomElement).innerText)).toBe(
+      "Bebidas Changed",
+    );
     for (const sku of ["BURGER-CARBON", "DRINK-COLA"]) {
       expect(await shown(page, `[data-sku="${sku}"]`), sku).toBe(false);
     }
@@ -360,6 +370,7 @@ describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium"
     expect(await shown(page, "#modifier-groups")).toBe(false);
 
     await page.click('label[for="changed-only"]');
+    expect(await page.$eval("#changed-only", (e) => (e as DomElement).checked)).toBe(false);
     expect(await shown(page, '[data-sku="BURGER-CARBON"]')).toBe(true);
     // An item's link to a modifier group opens the group, drawn once on the page with its options.
     await page.click('[data-sku="BURGER-CARBON"] a[href="#group-EXTRAS"]');
@@ -370,10 +381,13 @@ describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium"
     await page.close();
   });
 
-  it("lists the stores, the filter finds one as the user types, and its link opens its menu", async () => {
+  it("counts and lists first the stores that change, the filter finds one as the user types, and its link opens its menu", async () => {
     const page = await openPage(browser, indexUrl(), seen);
     await matchesGolden(page, "index");
     expect(await seriousViolations(page)).toEqual([]);
+    expect(await page.$eval("#summary", (e) => (e as DomElement).innerText)).toMatch(
+      /^2 of 3 stores change \(/,
+    );
 
     const visible = () =>
       page.$$eval("li[data-store]", (lis) =>
@@ -381,13 +395,16 @@ describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium"
           .filter((li) => (li as DomElement).offsetParent !== null)
           .map((li) => li.getAttribute("data-store")),
       );
-    expect(await visible()).toEqual(["bog-centro", "bog-chapinero", "med-poblado"]);
+    expect(await visible()).toEqual(["bog-centro", "med-poblado", "bog-chapinero"]);
+    expect(await page.$eval('li[data-store="bog-chapinero"] .count', (e) => e.textContent)).toBe(
+      "no changes",
+    );
     await page.type("#filter", "poblado");
     expect(await visible()).toEqual(["med-poblado"]);
     expect(await page.$eval("#shown", (e) => e.textContent)).toBe("1");
     await page.click("#filter", { count: 3 });
     await page.keyboard.press("Backspace");
-    expect(await visible()).toEqual(["bog-centro", "bog-chapinero", "med-poblado"]);
+    expect(await visible()).toEqual(["bog-centro", "med-poblado", "bog-chapinero"]);
     await page.type("#filter", "BOG");
     expect(await visible()).toEqual(["bog-centro", "bog-chapinero"]);
 
@@ -409,9 +426,11 @@ describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium"
       if (!r.url().startsWith("file:")) outside.push(`${r.url()} ${r.failure()?.errorText ?? "failed"}`);
     });
     await page.goto(storeUrl("bog-centro"), { waitUntil: "load" });
-    // The page's script ran (its hash is in the policy): the switch hides what is unchanged.
-    await page.click('label[for="changed-only"]');
+    // The page's script ran (its hash is in the policy): the switch, on as the page opens, hides what is
+    // unchanged, and shows it when switched off.
     expect(await shown(page, '[data-sku="BURGER-CARBON"]')).toBe(false);
+    await page.click('label[for="changed-only"]');
+    expect(await shown(page, '[data-sku="BURGER-CARBON"]')).toBe(true);
     // Added after the page loaded (evaluated over the DevTools protocol, which the policy does not
     // limit), an image from elsewhere and an inline script are refused by the page's policy.
     const refused = await page.evaluate(

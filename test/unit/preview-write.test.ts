@@ -74,6 +74,6 @@ describe("writing a preview", () => {
     expect(existsSync(path.join(out, "stores", "s3.html"))).toBe(false);
     const bytes = written.files.reduce((n, f) => n + readFileSync(f).length, 0);
     expect(written.bytes).toBe(bytes);
-    expect(readFileSync(written.index, "utf8")).toContain("2 stores, 2 changes in the plan.");
+    expect(readFileSync(written.index, "utf8")).toContain("2 of 2 stores change (2 changes in the plan).");
   });
 });

@@ -76,7 +76,8 @@ describe("the preview of a store", () => {
   });
 
   it("has a labelled changed-only switch whose hiding wins over the items' own display", () => {
-    expect(html).toContain('<input id="changed-only" type="checkbox"> <label for="changed-only">');
+    // A page that draws a change opens on it.
+    expect(html).toContain('<input id="changed-only" type="checkbox" checked> <label for="changed-only">');
     expect(html).toContain("[hidden]{display:none!important}");
     expect(html).toMatch(/<script>[^<]*getElementById\("changed-only"\)/);
   });
@@ -278,5 +279,51 @@ describe("the index and the file names", () => {
     expect(index).toContain("Shop &lt;img src=x onerror=alert(1)&gt;");
     expect(index).not.toMatch(/<img/);
     expect(index).toContain('<label for="filter">');
+  });
+
+  it("counts the stores that change and lists them before the others", () => {
+    const a = states("a-same");
+    const b = states("b-changes");
+    const plan = buildPlan(desired(a.after, b.after), current(a.after, b.before));
+    const index = renderIndex(plan);
+    expect(index).toContain('<p id="summary" data-changing="1">1 of 2 stores changes (');
+    expect(index.indexOf('data-store="b-changes"')).toBeLessThan(index.indexOf('data-store="a-same"'));
+  });
+});
+
+describe("what a page opens on, and changes in words", () => {
+  it("opens with every item shown on a page that draws no change", () => {
+    const { after } = states();
+    const plan = buildPlan(desired(after), current(after));
+    expect(renderStorePage(plan, plan.stores[0]!, after)).toContain(
+      '<input id="changed-only" type="checkbox"> <label for="changed-only">',
+    );
+  });
+
+  it("draws the menus that show an active category first, and says a changed category heading in words", () => {
+    const { before, after } = states();
+    for (const s of [before, after]) {
+      const c = catalogOf(s);
+      c.menus = {
+        ...c.menus,
+        CATERING: { type: "CATERING", categories: [{ sku: "MAINS", active: false }] },
+      };
+    }
+    const plan = buildPlan(desired(after), current(before));
+    const html = renderStorePage(plan, plan.stores[0]!, after);
+    expect(html.indexOf('id="menu-REGULAR"')).toBeLessThan(html.indexOf('id="menu-CATERING"'));
+    expect(html).toMatch(/<h3>Mains <span class="badge">Changed<\/span><\/h3>/);
+  });
+
+  it("marks a new item's link to a brand-new group New, and a description added (none) → …", () => {
+    const { before, after } = states();
+    catalogOf(after).items.NEW!.children = ["SAUCE"];
+    catalogOf(after).items.SAUCE = group("SAUCE", ["LARGE"], 0, 1);
+    catalogOf(after).items.SOUP!.description = "Hot";
+    const plan = buildPlan(desired(after), current(before));
+    const html = renderStorePage(plan, plan.stores[0]!, after);
+    const link = html.slice(html.indexOf('data-group="SAUCE"'));
+    expect(link.slice(0, link.indexOf("</li>"))).toContain('<span class="badge added">New</span>');
+    expect(html).toContain('<del class="none">(none)</del> → <ins>Hot</ins>');
   });
 });
