@@ -28,6 +28,14 @@
 export { runCarte } from "./run/run.js";
 export type { ApplyRequest, PlanRequest, RunHooks, RunRequest, RunResult } from "./run/request.js";
 
+/**
+ * {@link runEachPlatform}: {@link runCarte} for each platform (country) of carte.yaml `platforms:` asked,
+ * one after the other; each platform's result apart (a platform down does not stop the others) and the
+ * worst exit code.
+ */
+export { runEachPlatform, worstExitCode } from "./run/each-platform.js";
+export type { EachPlatformRequest, EachPlatformResult, PlatformRun } from "./run/each-platform.js";
+
 // ---- loading a project ------------------------------------------------------------------------------
 
 /**

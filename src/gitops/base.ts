@@ -60,6 +60,8 @@ export interface BaseOptions {
   now?: Date | undefined;
   /** The top of the search for the git repository (src/gitops/safe-git.ts `findRepository`). */
   workspace?: string | undefined;
+  /** The one platform of carte.yaml `platforms:` the run is scoped to, on both sides (`LoadOptions.platform`). */
+  platform?: { name: string; rehearsal?: boolean } | undefined;
 }
 
 /** The base's project as loaded from its commit, or why it could not be. */
@@ -97,6 +99,7 @@ export async function loadBase(
     base = await loadProject(path.join(tree.dir, path.relative(repo.top, configFile)), {
       // The run's clock, as the head's (time-bound entries, src/time/clock.ts).
       ...(options.now ? { now: options.now } : {}),
+      ...(options.platform ? { platform: options.platform } : {}),
       shareResources: true,
     });
   } catch (err) {

@@ -345,12 +345,21 @@ async function loadBaseSide(
     // Nothing can be scoped: the head in full, for a full plan.
     const full = await loadProject(configFile, {
       ...(load.now ? { now: load.now } : {}),
+      ...(load.platform ? { platform: load.platform } : {}),
       shareResources: true,
     });
     return { full: { project: full, base: { ref, sha: commit.sha, unavailable }, scope: undefined } };
   } finally {
     await tree.close();
   }
+}
+
+/** The load options both sides share: the run's clock and its platform of carte.yaml `platforms:`. */
+function sidesAlike(options: BaseOptions): Pick<LoadOptions, "now" | "platform"> {
+  return {
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.platform ? { platform: options.platform } : {}),
+  };
 }
 
 /** {@link loadChangeScope} once its git process runs. */
@@ -361,8 +370,8 @@ async function scopedLoad(
   objects: GitObjects,
   options: BaseOptions,
 ): Promise<ScopedLoad> {
-  // The run's clock for time-bound entries, on both sides alike (src/time/clock.ts).
-  const clock = options.now ? { now: options.now } : {};
+  // The run's clock for time-bound entries, and its platform, on both sides alike (src/time/clock.ts).
+  const clock = sidesAlike(options);
   // A file of the base with the bytes of the head's (a catalog, a group) is parsed once.
   const parsed: ParsedFiles = new Map();
   const root = path.dirname(configFile);

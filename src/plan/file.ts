@@ -256,6 +256,10 @@ function planShapeProblem(plan: Record<string, unknown>): string | undefined {
   )
     return "checksums must be {current, desired, stores, files}";
   if (plan.stage !== undefined && !str(plan.stage)) return "stage must be a string";
+  if (plan.platform !== undefined && !(str(plan.platform) && /^[a-z][a-z0-9-]{0,30}$/.test(plan.platform)))
+    return "platform must be a platform name of carte.yaml platforms:";
+  if (plan.rehearsal !== undefined && typeof plan.rehearsal !== "boolean")
+    return "rehearsal must be true or false";
   if (plan.currency !== undefined && !str(plan.currency)) return "currency must be a string";
   if (
     plan.info !== undefined &&

@@ -151,6 +151,16 @@ export interface Plan {
    * name. `carte apply FILE` then applies that stage alone (src/run/run.ts).
    */
   stage?: string;
+  /**
+   * Present when the plan is of one platform of carte.yaml `platforms:` (`--platform NAME`): its name.
+   * `carte apply FILE` applies it to that platform and refuses it for another. Added within version 1.
+   */
+  platform?: string;
+  /**
+   * `true` when the plan is of the rehearsal on the platform's development host (`--rehearsal`), with
+   * {@link platform}: `carte apply FILE` applies it there only. Added within version 1.
+   */
+  rehearsal?: boolean;
   /** The safety guards' verdict; a plan that is not `ok` is applied only with an override. */
   safety: SafetyVerdict;
   /**

@@ -25,7 +25,7 @@ import { unmanagedEmbeddedStores, unmanagedStoresNote } from "../status.js";
 import { openSession, runTarget, type Session } from "./session.js";
 import { checkReads, type RunOptions } from "./options.js";
 import { DEFAULT_RUN_TIMEOUT_MS, type RunRequest, type RunHooks, type RunResult } from "./request.js";
-import { resolveScope, loadRun } from "./step-load.js";
+import { resolveScope, loadRun, platformLoad } from "./step-load.js";
 import { type RunLocks, lockRun } from "./step-lock.js";
 import { readAndPlan, finishPlan, recoverSecrets, guardPlan, planExitCode } from "./step-plan.js";
 import { applyRun, verdict } from "./step-apply.js";
@@ -96,6 +96,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
           shard: request.shard,
           now: request.now,
           workspace: request.workspace,
+          ...platformLoad(request),
         });
       }
       const stages = await guardPlan(request, run, plan, hooks, {

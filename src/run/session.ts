@@ -3,6 +3,9 @@
  * project names no platform address, the embedded emulator started in-process with its state kept in
  * `.carte/emulator-state.json` next to carte.yaml (so that a second run sees the first run's result):
  * mode 0600 in a 0700 folder, the client secret only as a salted hash (src/emulator/credentials.ts).
+ * A platform of carte.yaml `platforms:` (a load scoped to it, `LoadedProject.platformOf`) has its own:
+ * its credentials from the environment variables it names, and, on the embedded emulator, its state in
+ * `.carte/platforms/NAME/` (`NAME-development/` for the rehearsal) and its stores in its country.
  */
 
 import { openPairingRecord, pairingKey, type PairingRecord } from "../state/pairing-record.js";
@@ -15,19 +18,20 @@ import { ConfigError } from "../errors.js";
 import { monthDayKey } from "../time/days-and-slots.js";
 import { PlatformClient, type ClientOptions, type RetryInfo } from "../platform/client.js";
 import { API_GROUPS, type ApiGroup } from "../platform/routes.js";
+import type { CredentialNames, ProjectPlatform } from "../config/platforms.js";
 
 /**
  * The country (ISO 3166-1 alpha-2) of a store of the project on the embedded emulator, whose holidays
- * the emulator gives it (src/emulator/calendars.ts). The files name no country yet, so every store is
- * Colombian, as the embedded emulator always served it; once a store's files name its country (its
- * platform's), this is the one place to read it from: the stores the emulator is given, `carte
- * validate`'s holidays and the plan's holiday problems all take it from here.
+ * the emulator gives it (src/emulator/calendars.ts): its platform's (carte.yaml `platforms: NAME:
+ * country:`, every store of a scoped load is of that platform); Colombia for a project of one platform,
+ * as the embedded emulator always served it. This is the one place to read it from: the stores the
+ * emulator is given, `carte validate`'s holidays and the plan's holiday problems all take it from here.
  *
- * @param _project - the loaded project.
+ * @param project - the loaded project.
  * @param _storeKey - the store's key (its integration id).
  */
-export function embeddedCountry(_project: LoadedProject, _storeKey: string): string {
-  return DEFAULT_COUNTRY;
+export function embeddedCountry(project: LoadedProject, _storeKey: string): string {
+  return project.platformOf?.country ?? DEFAULT_COUNTRY;
 }
 
 const embeddedDates = new Map<string, ReadonlySet<string>>();
@@ -112,7 +116,26 @@ export function runTarget(project: LoadedProject): RunTarget {
     if (byHost.size === 1) return { kind: "platform", host };
     return { kind: "platform", host, hosts: [...byHost].map(([h, groups]) => ({ host: h, groups })) };
   }
-  return { kind: "emulator", stateDir: path.join(project.root, ".carte") };
+  return { kind: "emulator", stateDir: embeddedStateDir(project) };
+}
+
+/**
+ * The folder of the embedded emulator's state for a project: `.carte` beside carte.yaml, or, for a
+ * platform of carte.yaml `platforms:`, `.carte/platforms/NAME` (`NAME-development` for its rehearsal):
+ * each platform's emulator serves its own stores with its own credentials, as each country's platform does.
+ */
+export function embeddedStateDir(project: LoadedProject): string {
+  const carte = path.join(project.root, ".carte");
+  const p = project.platformOf;
+  if (!p) return carte;
+  return path.join(carte, "platforms", p.rehearsal ? `${p.name}-development` : p.name);
+}
+
+/** The credential variables of a project's platform (`CARTE_CLIENT_ID`/`_SECRET` without `platforms:`). */
+export function credentialNames(project: LoadedProject): CredentialNames {
+  return (
+    project.platformOf?.credentials ?? { clientId: "CARTE_CLIENT_ID", clientSecret: "CARTE_CLIENT_SECRET" }
+  );
 }
 
 /**
@@ -134,15 +157,55 @@ export function describeTarget(target: RunTarget, cwd: string = process.cwd()): 
   return `embedded emulator (state in ${shown.split(path.sep).join("/")})`;
 }
 
-/** Credentials from the environment (`CARTE_CLIENT_ID`, `CARTE_CLIENT_SECRET`). */
-export function credentialsFromEnv(env: NodeJS.ProcessEnv = process.env): {
+/**
+ * Credentials from the environment: `CARTE_CLIENT_ID` and `CARTE_CLIENT_SECRET`, or the variables
+ * `names` gives (a platform's, carte.yaml `platforms: NAME: credentials:`).
+ */
+export function credentialsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  names: CredentialNames = { clientId: "CARTE_CLIENT_ID", clientSecret: "CARTE_CLIENT_SECRET" },
+): {
   clientId?: string;
   clientSecret?: string;
 } {
+  // Read by name from the environment, never as a key of a plain object the files shape.
+  const id = Object.hasOwn(env, names.clientId) ? env[names.clientId] : undefined;
+  const secret = Object.hasOwn(env, names.clientSecret) ? env[names.clientSecret] : undefined;
   return {
-    ...(env.CARTE_CLIENT_ID ? { clientId: env.CARTE_CLIENT_ID } : {}),
-    ...(env.CARTE_CLIENT_SECRET ? { clientSecret: env.CARTE_CLIENT_SECRET } : {}),
+    ...(id ? { clientId: id } : {}),
+    ...(secret ? { clientSecret: secret } : {}),
   };
+}
+
+/** Where a platform of carte.yaml `platforms:` is written, for the errors about it. */
+function platformPointer(p: ProjectPlatform | undefined): string {
+  if (!p) return "/platform";
+  return `/platforms/${p.name}${p.rehearsal ? "/development" : ""}`;
+}
+
+/** The missing credentials of a platform address, naming the variables to set (never a value). */
+function missingCredentials(project: LoadedProject): ConfigError {
+  const names = credentialNames(project);
+  const p = project.platformOf;
+  const whose = p ? `platform ${p.name}${p.rehearsal ? " (its development host)" : ""}: ` : "";
+  return new ConfigError([
+    {
+      file: path.relative(process.cwd(), project.configFile) || project.configFile,
+      line: 0,
+      col: 0,
+      pointer: platformPointer(p),
+      message: `${whose}a platform address is configured but ${names.clientId} and ${names.clientSecret} are not both set in the environment`,
+    },
+  ]);
+}
+
+/**
+ * What the pairing record of a session is kept under, besides its credentials: where it goes, and,
+ * for a platform of carte.yaml `platforms:`, which one (a rehearsal's test stores apart from production).
+ */
+function pairingTarget(project: LoadedProject, where: string): string {
+  const p = project.platformOf;
+  return p ? `platform ${p.name}${p.rehearsal ? " development" : ""} ${where}` : where;
 }
 
 /**
@@ -180,20 +243,9 @@ export interface SessionOptions {
  * emulator's `.carte` folder or state file is a link, or not a folder or a file (src/atomic.ts).
  */
 export async function openSession(project: LoadedProject, options: SessionOptions = {}): Promise<Session> {
-  const creds = credentialsFromEnv(options.env);
+  const creds = credentialsFromEnv(options.env, credentialNames(project));
   if (project.platform) {
-    if (!creds.clientId || !creds.clientSecret) {
-      throw new ConfigError([
-        {
-          file: path.relative(process.cwd(), project.configFile) || project.configFile,
-          line: 0,
-          col: 0,
-          pointer: "/platform",
-          message:
-            "a platform address is configured but CARTE_CLIENT_ID and CARTE_CLIENT_SECRET are not both set in the environment",
-        },
-      ]);
-    }
+    if (!creds.clientId || !creds.clientSecret) throw missingCredentials(project);
     const client = new PlatformClient({
       baseUrl: project.platform.hosts,
       clientId: creds.clientId,
@@ -210,14 +262,17 @@ export async function openSession(project: LoadedProject, options: SessionOption
       emulator: undefined,
       stateFile: undefined,
       clientId: creds.clientId,
-      pairings: openPairingRecord(project.root, pairingKey(creds.clientSecret, creds.clientId, target)),
+      pairings: openPairingRecord(
+        project.root,
+        pairingKey(creds.clientSecret, creds.clientId, pairingTarget(project, target)),
+      ),
       close: () => client.close(),
     };
   }
 
   const clientId = creds.clientId ?? EMBEDDED_CREDENTIALS.clientId;
   const clientSecret = creds.clientSecret ?? EMBEDDED_CREDENTIALS.clientSecret;
-  const stateFile = path.join(project.root, ".carte", "emulator-state.json");
+  const stateFile = path.join(embeddedStateDir(project), "emulator-state.json");
   // `.carte` and the file must be real ones of the project: a link committed in their place would make
   // carte write its state where it leads. Refused before the emulator starts, like every later write.
   const stateTarget = { root: project.root, purpose: "keep the embedded emulator's state in" };
@@ -263,7 +318,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
         message:
           `the embedded emulator cannot serve these stores to client ${clientId}: ` +
           `${err instanceof Error ? err.message : String(err)}. Its state belongs to the credentials of ` +
-          "an earlier run: run with the same CARTE_CLIENT_ID (or none), or delete this file to start afresh",
+          `an earlier run: run with the same ${credentialNames(project).clientId} (or none), or delete this file to start afresh`,
       },
     ]);
   }
@@ -284,7 +339,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
     clientId,
     pairings: openPairingRecord(
       project.root,
-      pairingKey(clientSecret, clientId, `embedded emulator ${stateFile}`),
+      pairingKey(clientSecret, clientId, pairingTarget(project, `embedded emulator ${stateFile}`)),
     ),
     countryOf: (key) => embeddedCountry(project, key),
     close: async () => {

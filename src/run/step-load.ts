@@ -26,6 +26,26 @@ export interface ScopedFiles {
 }
 
 /**
+ * The load's scope to one platform of carte.yaml `platforms:` (`LoadOptions.platform`), from the
+ * request's `platform` and `rehearsal`; none for a project of one platform.
+ *
+ * @throws {@link CommandLineError} for a rehearsal without a platform to rehearse on.
+ */
+export function platformLoad(request: { platform?: string | undefined; rehearsal?: boolean | undefined }): {
+  platform?: { name: string; rehearsal?: boolean };
+} {
+  if (request.platform === undefined) {
+    if (request.rehearsal) {
+      throw new CommandLineError(
+        "--rehearsal runs on a platform's development host: it needs carte.yaml platforms: with a development: section (and --platform NAME, or every platform that has one)",
+      );
+    }
+    return {};
+  }
+  return { platform: { name: request.platform, ...(request.rehearsal ? { rehearsal: true } : {}) } };
+}
+
+/**
  * Step "resolve scope": loads the files and, with `--scope changed`, the base's too, to scope the run
  * to the stores and kinds the difference can touch (src/gitops/change-scope.ts); the head's stores are then
  * resolved only where the files differ. When the base's files do not load, the run is not scoped and
@@ -40,6 +60,7 @@ export async function resolveScope(request: RunRequest, hooks: RunHooks): Promis
     const loaded = await loadProject(request.config, {
       shareResources: true,
       ...(request.now ? { now: request.now } : {}),
+      ...platformLoad(request),
     });
     return { loaded, targeting: request.targeting, base: undefined };
   }
@@ -52,6 +73,7 @@ export async function resolveScope(request: RunRequest, hooks: RunHooks): Promis
     shard: request.shard,
     now: request.now,
     workspace: request.workspace,
+    ...platformLoad(request),
   });
   if (!scoped.scope) {
     hooks.onWarning?.(
@@ -90,6 +112,7 @@ export async function loadRun(request: RunRequest, files: ScopedFiles, hooks: Ru
   for (const w of project.warnings) hooks.onWarning?.(w);
   const saved =
     request.command === "apply" && request.planFile ? await readPlanFile(request.planFile) : undefined;
+  if (saved) checkSavedPlatform(saved, project);
   // One stage of the rollout alone: the project limited to it, from here on (lock, plan, apply).
   const stage = stageOf(request, saved);
   if (stage !== undefined) {
@@ -118,4 +141,31 @@ function stageOf(request: RunRequest, saved: Plan | undefined): string | undefin
     );
   }
   return saved.stage;
+}
+
+/** How a platform is named in the messages about saved plans: `co`, `co (rehearsal)`, or none. */
+function platformWords(name: string | undefined, rehearsal: boolean): string {
+  if (name === undefined) return "no platform of carte.yaml platforms:";
+  return `platform ${quote(name, 40)}${rehearsal ? " (its rehearsal on the development host)" : ""}`;
+}
+
+/**
+ * A saved plan is applied to the platform it was made for only: the same platform of carte.yaml
+ * `platforms:` (or none, for a project of one platform) and the same host (production or rehearsal).
+ *
+ * @throws {@link CommandLineError} naming both when they differ; {@link PlanFileError} when the file's
+ *   platform fields are not what carte writes.
+ */
+function checkSavedPlatform(saved: Plan, project: LoadedProject): void {
+  if (saved.platform !== undefined && typeof saved.platform !== "string") {
+    throw new PlanFileError("the saved plan's platform is not a platform name; save the plan again");
+  }
+  const savedRehearsal = saved.rehearsal === true;
+  const of = project.platformOf;
+  if (saved.platform === of?.name && savedRehearsal === (of?.rehearsal ?? false)) return;
+  throw new CommandLineError(
+    `the saved plan is of ${platformWords(saved.platform, savedRehearsal)}, this run of ` +
+      `${platformWords(of?.name, of?.rehearsal ?? false)}: apply it with the --platform it was made with` +
+      `${savedRehearsal ? " and --rehearsal" : ""}, or save a plan of this platform with carte plan --platform NAME --out FILE`,
+  );
 }

@@ -74,6 +74,12 @@ export function finishPlan(request: RunRequest, run: RunProject, planned: Planne
   let plan = planned.plan;
   if (request.shard) allowEmptyShard(plan, run.loaded);
   if (run.stage !== undefined) plan.stage = run.stage;
+  // The platform of carte.yaml `platforms:` the plan is of: a saved plan is applied there only.
+  const of = run.project.platformOf;
+  if (of) {
+    plan.platform = of.name;
+    if (of.rehearsal) plan.rehearsal = true;
+  }
   if (request.command === "apply" && request.only && planned.current) {
     const keep = request.only(plan);
     if (keep) plan = planOnly(run.project, planned.current, plan, keep);
