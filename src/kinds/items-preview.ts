@@ -28,7 +28,7 @@ import {
   type Mark,
 } from "../show/page.js";
 import { offBadge, offState } from "./availability-preview.js";
-import { itemsOf } from "./catalog.js";
+import { itemsOf, itemsState } from "./catalog.js";
 import type { KindChange } from "./change.js";
 import type { KindPreview, PreviewPage } from "./show.js";
 import { jsonEqual } from "../plain-data.js";
@@ -380,3 +380,43 @@ export const itemsPreview: KindPreview = {
     all: (state) => itemsOf(state),
   },
 };
+
+/**
+ * What the files have the store offer from a date still ahead, which no change of the plan shows yet:
+ * items, categories and menus offered from a date or until one (a season), and prices set from a date
+ * (src/kinds/catalog.ts `offerWindows`, `upcomingPrices`), each with its dates as written (on the
+ * store's clock). `""` when there is none. Each entry is marked `data-change="upcoming"`, so that
+ * "Show changed only" keeps it.
+ */
+export function renderUpcoming(v: PreviewPage): string {
+  const state = v.state ? itemsState.get(v.state) : undefined;
+  if (!state) return "";
+  const entries: string[] = [];
+  const titleOf = (what: string, key: string): string => {
+    const title = what === "item" ? own(state.items, key)?.title : undefined;
+    return `${title !== undefined ? `${t(title)} ` : ""}<code>${t(key)}</code>`;
+  };
+  for (const n of state.offerWindows ?? []) {
+    const when = n.offered
+      ? `offered until ${t(n.until ?? "")}, then no longer`
+      : `offered from ${t(n.from ?? "")}${n.until === undefined ? "" : ` until ${t(n.until)}`}`;
+    entries.push(
+      `<li class="entry upcoming" data-change="upcoming"${attr("data-what", n.what)}${attr("data-sku", n.key)}>` +
+        `${n.what === "item" ? "" : `${n.what === "menu" ? "Menu" : "Category"} `}${titleOf(n.what, n.key)}: ${when}</li>`,
+    );
+  }
+  for (const [sku, p] of Object.entries(state.upcomingPrices ?? {})) {
+    entries.push(
+      `<li class="entry upcoming" data-change="upcoming" data-what="price"${attr("data-sku", sku)}>` +
+        `${titleOf("item", sku)}: <span class="price">${t(formatPrice(p.price, v.currency))}</span> from ${t(p.from)}` +
+        `${p.until === undefined ? "" : ` until ${t(p.until)}`}</li>`,
+    );
+  }
+  if (entries.length === 0) return "";
+  return (
+    `<section class="entry upcoming-list" id="upcoming" data-change="upcoming" aria-labelledby="upcoming-title">` +
+    `<h2 id="upcoming-title">Upcoming</h2>` +
+    `<p class="meta">Not on the menu yet: the first run of carte from each date on makes it so.</p>\n` +
+    `<ul>\n${entries.join("\n")}\n</ul>\n</section>`
+  );
+}

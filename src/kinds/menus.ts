@@ -14,7 +14,7 @@ import { listDetails, onOff } from "../show/words.js";
 import { categoriesOf, menusOf, menusState, offerWindowInfo } from "./catalog.js";
 import { renderCategory } from "./categories.js";
 import type { StoreGuardContext } from "./guards.js";
-import { renderGroups } from "./items-preview.js";
+import { renderGroups, renderUpcoming } from "./items-preview.js";
 import type { KindPreview, KindView, PreviewPage } from "./show.js";
 import type { WireMenu } from "../platform/wire.js";
 import { menusPart } from "./menus-import.js";
@@ -153,8 +153,8 @@ function showsActive(v: PreviewPage, type: string): boolean {
 }
 
 /**
- * The menus on a store's page of `carte preview`: each menu by type, with its categories and their
- * items, then the "Modifier groups" section the items link to.
+ * The menus on a store's page of `carte preview`: what is upcoming on a date, each menu with its
+ * categories and their items, then the "Modifier groups" section the items link to.
  */
 const preview: KindPreview = {
   page(v) {
@@ -168,7 +168,7 @@ const preview: KindPreview = {
       .map((type) => renderMenu(v, type));
     // After the menus, which ask for the groups they link to.
     const groups = renderGroups(v);
-    return `${menus.length > 0 ? menus.join("\n") : "<p>This store has no menu.</p>"}\n${groups}`;
+    return `${renderUpcoming(v)}${menus.length > 0 ? menus.join("\n") : "<p>This store has no menu.</p>"}\n${groups}`;
   },
 };
 

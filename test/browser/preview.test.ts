@@ -110,6 +110,12 @@ async function buildSite(): Promise<{ dir: string; out: string }> {
     'unavailable: [EXTRA-AVOCADO, SHAKE-AREQUIPE, { sku: BURGER-CHEESE, until: "2030-12-24 18:00" }]',
   );
   edit(store, /^availability:$/m, "timezone: America/Bogota\navailability:");
+  // A price from a date still ahead: upcoming, not a change of this plan.
+  edit(
+    store,
+    "    COMBO-CLASSIC: 35900\n",
+    '    COMBO-CLASSIC: 35900\n    BURGER-VEGGIE: { price: 28900, from: "2030-12-20" }\n',
+  );
   const after = await loadProject(config, { now });
 
   // bog-chapinero is applied already: the one store of the plan without changes.
@@ -341,6 +347,11 @@ describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium"
   it('opens on the changes ("Show changed only" on), headings say what changes; matches its golden image and passes axe', async () => {
     const page = store;
     expect(await page.$eval("#changed-only", (e) => (e as DomElement).checked)).toBe(true);
+    // What the files set from a date still ahead is listed, and kept by the switch.
+    expect(await shown(page, "#upcoming")).toBe(true);
+    expect(await page.$eval('#upcoming [data-sku="BURGER-VEGGIE"]', (e) => (e as DomElement).innerText)).toBe(
+      "Veggie de Garbanzo BURGER-VEGGIE: $28.900 from 2030-12-20",
+    );
     // A highlighted category heading says in words what its colour says.
     expect(await page.$eval("#category-DEFAULT__DRINKS h3", (e) => (e as DomElement).innerText)).toBe(
       "Bebidas Changed",

@@ -11,6 +11,7 @@ import { escapeHtmlText, httpUrl } from "../../src/show/html.js";
 import { renderIndex, renderPreview, renderStorePage, storeFileName } from "../../src/render/menu-pages.js";
 import type { StoreState } from "../../src/model.js";
 import { catalogOf, current, desired, group, item, store } from "../helpers/builders.js";
+import { itemsState } from "../../src/kinds/catalog.js";
 
 const HOSTILE = "<img src=x onerror=alert(1)>";
 
@@ -325,5 +326,24 @@ describe("what a page opens on, and changes in words", () => {
     const link = html.slice(html.indexOf('data-group="SAUCE"'));
     expect(link.slice(0, link.indexOf("</li>"))).toContain('<span class="badge added">New</span>');
     expect(html).toContain('<del class="none">(none)</del> → <ins>Hot</ins>');
+  });
+
+  it("lists what is upcoming on a date (a seasonal item, a price from a date), kept by Show changed only", () => {
+    const { before, after } = states();
+    itemsState.get(after)!.offerWindows = [
+      { what: "item", key: "SOUP", offered: false, from: "2030-12-01", until: "2031-01-06" },
+    ];
+    itemsState.get(after)!.upcomingPrices = { OLD: { price: 60, from: "2030-12-20" } };
+    const plan = buildPlan(desired(after), current(before));
+    const html = renderStorePage(plan, plan.stores[0]!, after);
+    const upcoming = html.slice(
+      html.indexOf('id="upcoming"'),
+      html.indexOf("</section>", html.indexOf('id="upcoming"')),
+    );
+    expect(upcoming).toContain('data-change="upcoming"');
+    expect(upcoming).toContain("<code>SOUP</code>: offered from 2030-12-01 until 2031-01-06");
+    expect(upcoming).toContain('<code>OLD</code>: <span class="price">60</span> from 2030-12-20');
+    // Before the menus: the first thing a reviewer reads.
+    expect(html.indexOf('id="upcoming"')).toBeLessThan(html.indexOf('id="menu-REGULAR"'));
   });
 });
