@@ -22,7 +22,6 @@ import {
   clashingFiles,
   filesNotInProject,
   projectFor,
-  readLiveStores,
   resolveStoreArgs,
   writeImportedProject,
   writeImport,
@@ -34,14 +33,15 @@ import {
   stateCopyPlan,
 } from "../import/emulator-state-copy.js";
 import { PLACEHOLDER_NOTE, placeholderIntegrationId } from "../import/render.js";
-import { emptyStore, type StoreIdentity } from "../model.js";
+import type { StoreIdentity } from "../model.js";
 import { DEFAULT_SAFETY } from "../plan/safety.js";
 import { escapeTerminal } from "../render/escape.js";
 import { DEFAULT_PARALLELISM } from "../platform/client.js";
-import { describeTarget, openSession, runTarget } from "../run/session.js";
+import { describeTarget, runTarget } from "../run/session.js";
 import { printWarnings, type CliIo } from "./io.js";
 import { checkParallelism } from "./option-checks.js";
-import { writeCallsLine } from "./calls-line.js";
+import { plural, printImported, readStores, reportUnwritable } from "./import-steps.js";
+import { platformNamesOf, runCountriesImport } from "./import-countries.js";
 
 /** Options of `carte import`. */
 export interface ImportCommand {
@@ -75,65 +75,6 @@ function bareProject(configPath: string): LoadedProject {
   };
 }
 
-/** Reads the live state of the stores, through the embedded emulator when the project has no platform. */
-async function readStores(
-  project: LoadedProject,
-  identities: StoreIdentity[],
-  parallelism: number,
-  io: CliIo,
-  quiet: boolean,
-): Promise<Awaited<ReturnType<typeof readLiveStores>>> {
-  // The embedded emulator must know the stores to answer for them.
-  const session = await openSession(
-    { ...project, desired: { stores: Object.fromEntries(identities.map((s) => [s.key, emptyStore(s)])) } },
-    { env: io.env, connections: parallelism },
-  );
-  try {
-    return await readLiveStores(session.client, identities, { parallelism });
-  } finally {
-    writeCallsLine(session.client.calls.counts(), io, quiet);
-    await session.close();
-  }
-}
-
-/**
- * Prints what an import or a merge wrote: the stores, the catalogs, the groups, and each file with its
- * status.
- */
-function printImported(
-  io: CliIo,
-  written: Awaited<ReturnType<typeof writeImport>>,
-  result: Awaited<ReturnType<typeof buildImport>>,
-  at: { stores: number; shown: string; merged: boolean },
-): void {
-  const { shown } = at;
-  const n = at.stores;
-  const catalogs = [
-    ...(result.reused ?? []).map((c) => `${c.name} (${c.stores.join(", ")}, existing)`),
-    ...result.catalogs.map((c) => `${c.name} (${c.stores.join(", ")})`),
-  ];
-  io.out(
-    escapeTerminal(
-      at.merged
-        ? `Merged ${plural(written.filter((w) => w.path.startsWith("stores/")).length, "new store")} of ${n} ` +
-            `into ${path.join(shown, "carte.yaml")}${catalogs.length > 0 ? `: ${catalogs.join("; ")}` : ""}.`
-        : `Imported ${n} store${n === 1 ? "" : "s"} into ${result.catalogs.length} catalog` +
-            `${result.catalogs.length === 1 ? "" : "s"}: ${catalogs.join("; ")}.`,
-    ) + "\n",
-  );
-  const groups = result.groups ?? [];
-  if (groups.length > 0) {
-    io.out(
-      escapeTerminal(
-        `What stores share beyond the catalog is in ${plural(groups.length, "group")}: ` +
-          `${groups.map((g) => `${g.name} (${plural(g.stores.length, "store")})`).join("; ")}.`,
-      ) + "\n",
-    );
-  }
-  for (const w of written)
-    io.out(escapeTerminal(`  ${w.status.padEnd(9)} ${path.join(shown, w.path)}`) + "\n");
-}
-
 /**
  * The project whose platform the stores are read from: the one of `--config` when it exists (its
  * warnings printed), else a bare project on the embedded emulator.
@@ -149,40 +90,6 @@ async function sourceProject(opts: ImportCommand, io: CliIo): Promise<LoadedProj
   }
   if (opts.configGiven) throw new CommandLineError(`the project file ${opts.config} does not exist`);
   return bareProject(opts.config);
-}
-
-/**
- * Tells on stderr what carte's files cannot express of the live state (a warning with `--lenient`, else
- * an error), and the stores left as the project has them. Returns false when nothing may be written.
- */
-function reportUnwritable(
-  result: Pick<Awaited<ReturnType<typeof buildImport>>, "notes" | "conflicts">,
-  lenient: boolean,
-  io: CliIo,
-): boolean {
-  if (result.notes.length > 0) {
-    // Addresses and reasons quote SKUs and titles of the live state: one escaped line each.
-    const lines = result.notes.map((n) => escapeTerminal(`  ${n.address}: ${n.reason}`));
-    io.err(
-      `${lenient ? "Warning" : "Error"}: carte's files cannot express ${result.notes.length} ` +
-        `thing${result.notes.length === 1 ? "" : "s"} of the live state:\n${lines.join("\n")}\n`,
-    );
-    if (!lenient) {
-      io.err(
-        "Nothing was written. Run again with --lenient to write the rest; `carte plan` will then show these as changes.\n",
-      );
-      return false;
-    }
-  }
-  if (result.conflicts.length > 0) {
-    // Addresses and reasons quote SKUs and titles of the live state: one escaped line each.
-    const lines = result.conflicts.map((n) => escapeTerminal(`  ${n.address}: ${n.reason}`));
-    io.err(
-      `Conflict${result.conflicts.length === 1 ? "" : "s"}: ${result.conflicts.length} ` +
-        `store${result.conflicts.length === 1 ? " was" : "s were"} left as the project has ${result.conflicts.length === 1 ? "it" : "them"}:\n${lines.join("\n")}\n`,
-    );
-  }
-  return true;
 }
 
 /**
@@ -209,6 +116,9 @@ async function printMergeNotes(
 /** `carte import`. */
 export async function runImport(opts: ImportCommand, io: CliIo): Promise<number> {
   checkParallelism(opts.parallelism);
+  // A project of several platforms (carte.yaml `platforms:`) is read platform by platform.
+  const platforms = await platformNamesOf(opts.config);
+  if (platforms.length > 0) return runCountriesImport(opts, io, platforms);
   const project = await sourceProject(opts, io);
 
   const outDir = path.resolve(opts.out);
@@ -310,10 +220,6 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
     );
   }
   return result.notes.length > 0 || result.conflicts.length > 0 ? ExitCode.changes : ExitCode.ok;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /** The yargs definition of `carte import`; `setCode` receives the exit code. */

@@ -19,6 +19,14 @@ import { API_GROUPS } from "../platform/routes.js";
 export const EMULATOR_STATE = ".carte/emulator-state.json";
 
 /**
+ * Where the embedded emulator of a platform of carte.yaml `platforms:` keeps its state, relative to the
+ * project's folder (src/run/session.ts `embeddedStateDir`): each platform has its own.
+ */
+export function platformEmulatorState(name: string): string {
+  return `.carte/platforms/${name}/emulator-state.json`;
+}
+
+/**
  * Whether two projects plan against the same platform: the same address for every API group, or the
  * embedded emulator of the same folder.
  */
@@ -52,32 +60,39 @@ async function readState(file: string): Promise<string | undefined> {
  * `"create"`, `"unchanged"` (the same state is there), or `"clash"` (another state is there, which
  * carte import never overwrites).
  *
+ * @param state - the state file, relative to both folders: {@link EMULATOR_STATE}, or a platform's
+ *   ({@link platformEmulatorState}).
  * @throws {@link StateFileError} when `from` has no state (nothing was read) or a state path is a link.
  */
-export async function stateCopyPlan(from: string, to: string): Promise<"create" | "unchanged" | "clash"> {
-  return (await readStateCopy(from, to)).plan;
+export async function stateCopyPlan(
+  from: string,
+  to: string,
+  state: string = EMULATOR_STATE,
+): Promise<"create" | "unchanged" | "clash"> {
+  return (await readStateCopy(from, to, state)).plan;
 }
 
 /** {@link stateCopyPlan}, with the state of `from` as read. */
 async function readStateCopy(
   from: string,
   to: string,
+  state: string,
 ): Promise<{ plan: "create" | "unchanged" | "clash"; source: string }> {
-  const source = await readState(path.join(from, EMULATOR_STATE));
+  const source = await readState(path.join(from, state));
   if (source === undefined) {
     throw new StateFileError(
-      `the embedded emulator kept no state in ${path.relative(process.cwd(), path.join(from, EMULATOR_STATE))}`,
+      `the embedded emulator kept no state in ${path.relative(process.cwd(), path.join(from, state))}`,
     );
   }
-  await checkStateFolder(to);
-  const there = await readState(path.join(to, EMULATOR_STATE));
+  await checkStateFolder(to, state);
+  const there = await readState(path.join(to, state));
   if (there === undefined) return { plan: "create", source };
   return { plan: there === source ? "unchanged" : "clash", source };
 }
 
 /** The folder `.carte` of `to` must be a real folder when it exists: a link would lead the copy elsewhere. */
-async function checkStateFolder(to: string): Promise<void> {
-  const dir = path.join(to, path.dirname(EMULATOR_STATE));
+async function checkStateFolder(to: string, state: string): Promise<void> {
+  const dir = path.join(to, path.dirname(state));
   const info = await lstat(dir).catch(() => undefined);
   if (info && !info.isDirectory()) {
     throw new StateFileError(
@@ -103,19 +118,24 @@ export interface CompanionFile {
  * carte.yaml is never left planning against a state that is not there. Mode 0600 in a 0700 folder (it
  * holds the client secret as a salted hash, and sealed webhook secrets), never over an existing file.
  *
+ * @param state - the state file, relative to both folders ({@link stateCopyPlan}).
  * @returns the file to write, or `undefined` when the same state is there already.
  * @throws {@link StateFileError} when another state is there, or a state path is a link.
  */
-export async function emulatorStateFile(from: string, to: string): Promise<CompanionFile | undefined> {
-  const { plan, source } = await readStateCopy(from, to);
+export async function emulatorStateFile(
+  from: string,
+  to: string,
+  state: string = EMULATOR_STATE,
+): Promise<CompanionFile | undefined> {
+  const { plan, source } = await readStateCopy(from, to, state);
   if (plan === "unchanged") return undefined;
   if (plan === "clash") {
     throw new StateFileError(
-      `${path.relative(process.cwd(), path.join(to, EMULATOR_STATE))} exists with another state: carte import never overwrites a file`,
+      `${path.relative(process.cwd(), path.join(to, state))} exists with another state: carte import never overwrites a file`,
     );
   }
   return {
-    path: EMULATOR_STATE,
+    path: state,
     text: source,
     options: {
       purpose: "copy the embedded emulator's state to",

@@ -17,15 +17,25 @@ const PRICE_KEYS: ReadonlySet<string> = new Set(["price", "prices", "option_pric
  * Such a scalar is still a plain YAML number (the loader reads `39.90` as 39.9, and its text has the
  * currency's decimals, see src/money.ts).
  */
-export function yamlText(value: unknown, comment: string, currency?: Currency): string {
+export function yamlText(
+  value: unknown,
+  comment: string,
+  currency?: Currency,
+  currencies?: ReadonlyMap<string, Currency>,
+): string {
   const doc = new Document(value);
   visit(doc, {
     Scalar(_, node, path) {
-      if (!currency || currency.decimals === 0 || typeof node.value !== "number") return;
+      if (typeof node.value !== "number" || !Number.isFinite(node.value)) return;
       const underPrice = path.some(
         (p) => isPair(p) && isScalar(p.key) && PRICE_KEYS.has(String(p.key.value)),
       );
-      if (underPrice && Number.isFinite(node.value)) node.minFractionDigits = currency.decimals;
+      if (!underPrice) return;
+      // A price per currency (`price: {COP: 24900, BRL: 29.90}`): each amount as its currency writes it.
+      const pair = path[path.length - 1];
+      const keyed = isPair(pair) && isScalar(pair.key) ? currencies?.get(String(pair.key.value)) : undefined;
+      const decimals = (keyed ?? currency)?.decimals ?? 0;
+      if (decimals > 0) node.minFractionDigits = decimals;
     },
     Seq(_, node) {
       if (node.items.every((i) => isScalar(i))) node.flow = true;
@@ -48,8 +58,16 @@ export function yamlText(value: unknown, comment: string, currency?: Currency): 
   return doc.toString({ lineWidth: 110, flowCollectionPadding: false });
 }
 
-/** The text of an imported catalog (prices with the currency's decimals, when one is given). */
-export function catalogText(catalog: CatalogFile, stores: readonly string[], currency?: Currency): string {
+/**
+ * The text of an imported catalog (prices with the currency's decimals, when one is given; a price per
+ * currency with the decimals of each of `currencies`, the project's).
+ */
+export function catalogText(
+  catalog: CatalogFile,
+  stores: readonly string[],
+  currency?: Currency,
+  currencies?: ReadonlyMap<string, Currency>,
+): string {
   const ordered: CatalogFile = {
     ...(catalog.name ? { name: catalog.name } : {}),
     ...(catalog.items ? { items: catalog.items } : {}),
@@ -63,6 +81,7 @@ export function catalogText(catalog: CatalogFile, stores: readonly string[], cur
     `Imported by carte import: the catalog of ${who}.\n` +
       "Each store file names it and says what differs there (prices, what it does not sell).",
     currency,
+    currencies,
   );
 }
 
@@ -79,10 +98,11 @@ export function groupText(group: GroupFile, stores: readonly string[], currency?
 /**
  * The integration id an import writes for a store it cannot name otherwise: the platform's reads by
  * store id carry no integration id (docs/platform-api.md, "Store identity"), so a store that carte.yaml
- * does not list gets `store-<id>` until a person writes the real one.
+ * does not list gets `store-<id>` until a person writes the real one. A store id that two platforms of
+ * an import both have (carte.yaml `platforms:`) gets `store-<platform>-<id>` on each.
  */
-export function placeholderIntegrationId(storeId: string): string {
-  return `store-${storeId}`;
+export function placeholderIntegrationId(storeId: string, platform?: string): string {
+  return platform === undefined ? `store-${storeId}` : `store-${platform}-${storeId}`;
 }
 
 /** What a person must do about a placeholder integration id, for the file and the import's output. */
@@ -94,18 +114,28 @@ export const PLACEHOLDER_NOTE =
  * The text of an imported store file (prices with the currency's decimals, when one is given). A
  * placeholder integration id ({@link placeholderIntegrationId}) is marked as such beside it.
  */
-export function storeText(file: StoreFile, currency?: Currency): string {
+export function storeText(file: StoreFile, currency?: Currency, platform?: string): string {
   const text = yamlText(file, `Imported by carte import: store ${file.store.integration_id}.`, currency);
   const iid = file.store.integration_id;
-  if (iid !== placeholderIntegrationId(String(file.store.id))) return text;
+  const id = String(file.store.id);
+  if (
+    iid !== placeholderIntegrationId(id) &&
+    (platform === undefined || iid !== placeholderIntegrationId(id, platform))
+  )
+    return text;
   return text.replace(`\n  integration_id: ${iid}\n`, `\n  integration_id: ${iid} # ${PLACEHOLDER_NOTE}\n`);
 }
 
 /** The text of the carte.yaml that an import writes when the folder has none. */
 export function projectText(project: ProjectFile): string {
+  const countries = Object.hasOwn(project, "platforms");
   return yamlText(
     project,
-    "Written by carte import. Credentials come from CARTE_CLIENT_ID and CARTE_CLIENT_SECRET.\n" +
-      "Without a platform: section, carte runs against its embedded emulator.",
+    countries
+      ? "Written by carte import. Each platform's credentials come from the environment variables it\n" +
+          "names (CARTE_<NAME>_CLIENT_ID and CARTE_<NAME>_CLIENT_SECRET unless credentials: says otherwise);\n" +
+          "a platform without base_url or hosts runs on its own embedded emulator."
+      : "Written by carte import. Credentials come from CARTE_CLIENT_ID and CARTE_CLIENT_SECRET.\n" +
+          "Without a platform: section, carte runs against its embedded emulator.",
   );
 }

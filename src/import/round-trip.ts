@@ -32,12 +32,16 @@ const SCRATCH_PROJECT = "version: 1\nstores: stores/*.yaml\ncatalogs: catalogs/*
  *
  * @param files - the catalog and store files (and carte.yaml when written).
  * @param states - the sanitized states, by store key.
+ * @param platforms - for a project of several platforms (carte.yaml `platforms:`): each platform's
+ *   name and the keys of its stores; the files are loaded once per platform, as `carte plan` loads them
+ *   for it, and each load must give exactly the states of that platform's stores.
  * @returns one message per problem; empty when the files load and give exactly `states`.
  */
 export async function verifyFiles(
   files: readonly ImportFile[],
   states: Record<string, StoreState>,
   parts: readonly ImportPart[] = importParts,
+  platforms?: readonly { name: string; stores: readonly string[] }[],
 ): Promise<string[]> {
   const scratchDir = path.join(tmpdir(), "carte-import-check-");
   const dir = await mkdtemp(scratchDir).catch((err: unknown) => {
@@ -58,27 +62,48 @@ export async function verifyFiles(
     // platform shaped cannot leave it), without fsync.
     const scratch = { root: dir, purpose: "write a scratch copy of", durable: false };
     for (const f of all) await writeFileAtomic(path.join(dir, f.path), f.text, scratch);
-    let desired;
-    try {
-      desired = (await loadProject(path.join(dir, "carte.yaml"))).desired;
-    } catch (err) {
-      if (err instanceof ConfigError) return err.problems.map(formatProblem);
-      throw err;
-    }
+    if (!platforms) return await compareLoad(path.join(dir, "carte.yaml"), states, parts);
     const out: string[] = [];
-    for (const [key, expected] of Object.entries(states)) {
-      const got = desired.stores[key];
-      if (!got) out.push(`store ${key}: no file was written`);
-      else {
-        const differ = differingKinds(got, expected, parts);
-        if (differ.length > 0)
-          out.push(`stores/${key}.yaml: gives other ${differ.join(", ")} than the platform has`);
-      }
+    for (const p of platforms) {
+      const own = Object.fromEntries(p.stores.flatMap((k) => (states[k] ? [[k, states[k]]] : [])));
+      const found = await compareLoad(path.join(dir, "carte.yaml"), own, parts, p.name);
+      out.push(...found.map((m) => `platform ${p.name}: ${m}`));
     }
-    for (const key of Object.keys(desired.stores))
-      if (!states[key]) out.push(`stores/${key}.yaml: store ${key} was not imported`);
     return out;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Loads a project as `carte plan` does (scoped to one platform of carte.yaml `platforms:` when `platform`
+ * is given) and compares its stores with `states`.
+ */
+async function compareLoad(
+  config: string,
+  states: Record<string, StoreState>,
+  parts: readonly ImportPart[],
+  platform?: string,
+): Promise<string[]> {
+  let desired;
+  try {
+    desired = (await loadProject(config, platform === undefined ? {} : { platform: { name: platform } }))
+      .desired;
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems.map(formatProblem);
+    throw err;
+  }
+  const out: string[] = [];
+  for (const [key, expected] of Object.entries(states)) {
+    const got = desired.stores[key];
+    if (!got) out.push(`store ${key}: no file was written`);
+    else {
+      const differ = differingKinds(got, expected, parts);
+      if (differ.length > 0)
+        out.push(`stores/${key}.yaml: gives other ${differ.join(", ")} than the platform has`);
+    }
+  }
+  for (const key of Object.keys(desired.stores))
+    if (!states[key]) out.push(`stores/${key}.yaml: store ${key} was not imported`);
+  return out;
 }

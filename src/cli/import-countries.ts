@@ -1,0 +1,263 @@
+/**
+ * `carte import` of a project whose carte.yaml names `platforms:` (one per country): each platform's
+ * stores read with that platform's credentials and hosts (or its own embedded emulator), written as ONE
+ * project (src/import/countries.ts, docs/import.md "Across countries").
+ */
+
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { parse } from "yaml";
+import { loadProject, type LoadedProject } from "../config/index.js";
+import { CommandLineError, ExitCode, InternalError, UsageError } from "../errors.js";
+import type { ProjectFile } from "../generated/config.js";
+import { clashingFiles, resolveStoreArgs, writeImportedProject } from "../import/index.js";
+import { buildCountriesImport, type CountryStores } from "../import/countries.js";
+import { emulatorStateFile, platformEmulatorState, stateCopyPlan } from "../import/emulator-state-copy.js";
+import type { CompanionFile } from "../import/emulator-state-copy.js";
+import { PLACEHOLDER_NOTE, placeholderIntegrationId } from "../import/render.js";
+import type { StoreIdentity } from "../model.js";
+import { escapeTerminal } from "../render/escape.js";
+import { printWarnings, type CliIo } from "./io.js";
+import { plural, printImported, readStores, reportUnwritable } from "./import-steps.js";
+
+/** What `carte import` of a project of several platforms is asked (`ImportCommand` of src/cli/import.ts). */
+export interface CountriesImportOptions {
+  config: string;
+  stores: string[];
+  out: string;
+  lenient: boolean;
+  merge: boolean;
+  parallelism: number;
+  quiet: boolean;
+}
+
+/** One platform of the project read, loaded scoped to it. */
+interface Scoped {
+  name: string;
+  project: LoadedProject;
+}
+
+/** `NAME:ID`: a store of one platform, by store id or integration id. */
+const PLATFORM_STORE = /^([a-z][a-z0-9-]{0,30}):(.+)$/;
+
+/** The platform a `--store` argument names: its `NAME:` prefix, else the one whose files list it. */
+function platformOfArg(arg: string, scoped: readonly Scoped[]): { platform: Scoped; store: string } {
+  const prefixed = PLATFORM_STORE.exec(arg);
+  const named = prefixed && scoped.find((s) => s.name === prefixed[1]);
+  if (named) return { platform: named, store: prefixed[2]! };
+  const listing = scoped.filter((s) =>
+    Object.values(s.project.desired.stores).some(
+      (d) => d.store.storeId === arg || d.store.integrationId === arg,
+    ),
+  );
+  if (listing.length === 1) return { platform: listing[0]!, store: arg };
+  if (listing.length === 0 && scoped.length === 1) return { platform: scoped[0]!, store: arg };
+  const names = scoped.map((s) => s.name);
+  throw new CommandLineError(
+    `store "${arg}": ${listing.length > 1 ? "more than one platform lists it" : "no platform's files list it"}; ` +
+      `name its platform as ${names.map((n) => `${n}:${arg}`).join(" or ")} (platforms of carte.yaml: ${names.join(", ")})`,
+  );
+}
+
+/**
+ * The stores to read on each platform. A store id that two platforms both have gets the placeholder
+ * integration id `store-<platform>-<id>` on each, so that every store file has a name of its own.
+ *
+ * @throws {@link CommandLineError} for an argument no platform can be found for, or two stores of one
+ *   integration id.
+ */
+export function storesPerPlatform(
+  args: readonly string[],
+  scoped: readonly Scoped[],
+): Map<string, StoreIdentity[]> {
+  const names = args
+    .flatMap((a) => a.split(","))
+    .map((a) => a.trim())
+    .filter(Boolean);
+  if (names.length === 0)
+    throw new CommandLineError("name the stores to import with --store ID (repeat it or use a comma list)");
+  const wanted = new Map<string, string[]>();
+  for (const arg of names) {
+    const { platform, store } = platformOfArg(arg, scoped);
+    wanted.set(platform.name, [...(wanted.get(platform.name) ?? []), store]);
+  }
+  const out = new Map<string, StoreIdentity[]>();
+  for (const s of scoped) {
+    const mine = wanted.get(s.name);
+    if (mine)
+      out.set(
+        s.name,
+        resolveStoreArgs(
+          mine,
+          Object.values(s.project.desired.stores).map((d) => d.store),
+        ),
+      );
+  }
+  const placeholders = [...out.values()]
+    .flat()
+    .filter((i) => i.integrationId === placeholderIntegrationId(i.storeId));
+  const shared = new Set(
+    placeholders.filter((i) => placeholders.filter((j) => j.storeId === i.storeId).length > 1),
+  );
+  for (const [name, ids] of out) {
+    out.set(
+      name,
+      ids.map((i) => {
+        if (!shared.has(i)) return i;
+        const key = placeholderIntegrationId(i.storeId, name);
+        return { ...i, key, integrationId: key };
+      }),
+    );
+  }
+  const keys = [...out.values()].flat().map((i) => i.key);
+  const twice = keys.find((k, i) => keys.indexOf(k) !== i);
+  if (twice !== undefined)
+    throw new CommandLineError(
+      `two stores of the import have the integration id "${twice}": import them apart`,
+    );
+  return out;
+}
+
+/**
+ * The names of carte.yaml `platforms:`, in its order; none for a project of one platform (or no
+ * carte.yaml). Read from carte.yaml alone: the loads scoped to each platform check the rest.
+ */
+export async function platformNamesOf(config: string): Promise<string[]> {
+  if (!existsSync(config)) return [];
+  const given = parse(await readFile(config, "utf8")) as { platforms?: unknown } | null;
+  const platforms = given?.platforms;
+  return platforms !== null && typeof platforms === "object" && !Array.isArray(platforms)
+    ? Object.keys(platforms)
+    : [];
+}
+
+/** The carte.yaml of the import: `platforms:` as the project read gives it, and the files written. */
+async function projectOf(config: string): Promise<ProjectFile> {
+  const given = parse(await readFile(config, "utf8")) as { platforms?: unknown };
+  return {
+    version: 1,
+    platforms: given.platforms,
+    stores: "stores/*.yaml",
+    catalogs: "catalogs/*.yaml",
+  } as unknown as ProjectFile;
+}
+
+/**
+ * The copies of each embedded emulator's state (a platform without hosts) into the new project, so that
+ * it plans against what was read, platform by platform (src/import/emulator-state-copy.ts).
+ */
+async function stateCopies(
+  read: readonly Scoped[],
+  outDir: string,
+): Promise<{ companions: CompanionFile[]; clashing: string[] }> {
+  const companions: CompanionFile[] = [];
+  const clashing: string[] = [];
+  for (const { name, project } of read) {
+    if (project.platform !== undefined || path.resolve(project.root) === outDir) continue;
+    const state = platformEmulatorState(name);
+    const plan = await stateCopyPlan(project.root, outDir, state);
+    if (plan === "clash") clashing.push(state);
+    if (plan === "create") companions.push((await emulatorStateFile(project.root, outDir, state))!);
+  }
+  return { companions, clashing };
+}
+
+/** Loads the project once per platform, each load scoped to it, its warnings printed. */
+async function loadPlatforms(config: string, names: readonly string[], io: CliIo): Promise<Scoped[]> {
+  const scoped: Scoped[] = [];
+  for (const name of names) {
+    // The project may have no store or catalog files yet: that is what import is for.
+    const project = await loadProject(config, { platform: { name }, allowUnmatchedPatterns: true });
+    printWarnings(project.warnings, io);
+    scoped.push({ name, project });
+  }
+  return scoped;
+}
+
+/** Reads the stores of each platform, with its credentials, from its hosts or its embedded emulator. */
+async function readCountries(
+  scoped: readonly Scoped[],
+  wanted: ReadonlyMap<string, StoreIdentity[]>,
+  opts: CountriesImportOptions,
+  io: CliIo,
+): Promise<{ countries: CountryStores[]; read: Scoped[] }> {
+  const countries: CountryStores[] = [];
+  const read: Scoped[] = [];
+  for (const s of scoped) {
+    const identities = wanted.get(s.name);
+    if (!identities) continue;
+    const currency = s.project.currency;
+    // A platform of carte.yaml `platforms:` always names its currency (the loader refuses one without).
+    if (!currency) throw new InternalError(`platform ${s.name} was loaded without its currency`);
+    const states = await readStores(s.project, identities, opts.parallelism, io, opts.quiet, s.name);
+    countries.push({ name: s.name, currency, language: s.project.platformOf?.language, states });
+    read.push(s);
+  }
+  return { countries, read };
+}
+
+/**
+ * `carte import` of a project of several platforms: the stores named on the command line (`NAME:ID`, or
+ * the ids of its store files) read from each platform, written into a new project of the same platforms.
+ *
+ * @param names - the platforms of carte.yaml `platforms:`, in its order.
+ */
+export async function runCountriesImport(
+  opts: CountriesImportOptions,
+  io: CliIo,
+  names: readonly string[],
+): Promise<number> {
+  if (opts.merge)
+    throw new UsageError(
+      "carte import --merge does not take a project of several platforms (carte.yaml platforms:) yet: import into an empty folder",
+    );
+  const outDir = path.resolve(opts.out);
+  const shown = path.relative(process.cwd(), outDir) || ".";
+  const configOut = path.join(outDir, "carte.yaml");
+  if (existsSync(configOut))
+    throw new UsageError(
+      `${path.join(shown, "carte.yaml")} exists: ${shown} is a carte project, and carte import never overwrites its files. Import into an empty folder.`,
+    );
+  const scoped = await loadPlatforms(opts.config, names, io);
+  const wanted = storesPerPlatform(opts.stores, scoped);
+  const { countries, read } = await readCountries(scoped, wanted, opts, io);
+  const result = await buildCountriesImport(countries, await projectOf(opts.config));
+  if (result.problems.length > 0)
+    throw new InternalError(
+      `the imported files would not load back exactly:\n  ${result.problems.join("\n  ")}`,
+    );
+  const copies = await stateCopies(read, outDir);
+  const clashing = [...(await clashingFiles(outDir, result.files)), ...copies.clashing];
+  if (clashing.length > 0)
+    throw new UsageError(
+      `carte import never overwrites a file, and ${shown} already has ${clashing.length === 1 ? "this file" : "these files"} ` +
+        `with other content: ${clashing.join(", ")}. Import into an empty folder.`,
+    );
+  if (!reportUnwritable(result, opts.lenient, io)) return ExitCode.changes;
+  const written = await writeImportedProject(outDir, result.files, copies.companions);
+  const stores = countries.reduce((n, c) => n + c.states.length, 0);
+  if (!opts.quiet) printImported(io, written, result, { stores, shown, merged: false });
+  const placeholders = [...wanted].flatMap(([name, ids]) =>
+    ids.filter((s) =>
+      [placeholderIntegrationId(s.storeId), placeholderIntegrationId(s.storeId, name)].includes(
+        s.integrationId,
+      ),
+    ),
+  );
+  if (placeholders.length > 0)
+    io.err(
+      escapeTerminal(
+        `Note: the integration_id of ${plural(placeholders.length, "store")} ` +
+          `(${placeholders.map((s) => `${s.storeId}: ${s.integrationId}`).join(", ")}) is ${PLACEHOLDER_NOTE}.`,
+      ) + "\n",
+    );
+  if (!opts.quiet)
+    io.out(
+      escapeTerminal(
+        `Check it with: carte plan -c ${path.join(shown, "carte.yaml")} (it should show no changes on ` +
+          `${plural(countries.length, "platform")}: ${countries.map((c) => c.name).join(", ")})`,
+      ) + "\n",
+    );
+  return result.notes.length > 0 ? ExitCode.changes : ExitCode.ok;
+}
