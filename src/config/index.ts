@@ -9,3 +9,7 @@ export type { LoadOptions, LoadedProject, ParsedFiles } from "./load.js";
 export { openIdentityCache } from "./identity-cache.js";
 export { openParseCache } from "./parse-cache.js";
 export type { RolloutStage } from "./rollout-stages.js";
+export { loadEachPlatform, readPlatformNames } from "./each-platform.js";
+export type { EachPlatformOptions } from "./each-platform.js";
+export { defaultCredentialNames } from "./platforms.js";
+export type { CredentialNames, ProjectPlatform } from "./platforms.js";

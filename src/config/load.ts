@@ -14,7 +14,7 @@ import { DEFAULT_SAFETY, type SafetyPolicy } from "../safety-policy.js";
 import { stat } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { dirname, relative, resolve, sep } from "node:path";
-import { ConfigError, InternalError, warning } from "../errors.js";
+import { ConfigError, InternalError } from "../errors.js";
 import type { ConfigProblem, Diagnostic } from "../errors.js";
 import type { CatalogFile, ProjectFile, StoreFile } from "../generated/config.js";
 import type { DesiredState } from "../model.js";
@@ -41,7 +41,7 @@ import type { IdentityCache } from "./identity-cache.js";
 import { identityFile, plainIdentityOf, storeBlock } from "./store-ids.js";
 import pLimit from "p-limit";
 import { MAX_PROBLEMS } from "../source/problems.js";
-import { addProblem, bare, dedupeProblems, isRecord, quote, rangeOf, report } from "../source/problems.js";
+import { addProblem, bare, dedupeProblems, isRecord, quote, report } from "../source/problems.js";
 import { wasTruncated, where } from "../source/problems.js";
 import type { Site } from "../source/problems.js";
 import { resolveDesired } from "./resolve.js";
@@ -55,8 +55,17 @@ import { RuledPrices } from "./ruled-prices.js";
 import type { MergedOverrides, OverridesLayer } from "./overrides.js";
 import type { StoreSources } from "./provenance.js";
 import { mergeSettings, readClient, readSettings, zoneOf } from "./settings.js";
-import { isLoopbackHost, urlShapeProblem } from "../source/url.js";
-import { API_GROUPS, type ApiGroup, type PlatformHosts } from "../platform/routes.js";
+import { checkPlatformSection, platformHosts } from "./platform-section.js";
+import {
+  hostOfScope,
+  projectPlatformOf,
+  readPlatforms,
+  scopedFiles,
+  scopeOf,
+  type PlatformScope,
+  type ProjectPlatforms,
+} from "./project-platforms.js";
+import type { PlatformHosts } from "../platform/routes.js";
 import type { SettingsLayer, StoreSettings } from "./settings.js";
 import type { ConfigSection } from "../kinds/resource-kind.js";
 import { readRollout, type RolloutStage } from "./rollout-stages.js";
@@ -495,85 +504,6 @@ export const MAX_FILE_BYTES_LIMIT = 64 * 1024 * 1024;
 /** The most `limits.max_file_nodes` may be; the schema says so too. */
 export const MAX_FILE_NODES_LIMIT = 1_000_000;
 
-/** Where carte.yaml gives platform addresses: `base_url`, and each API group's under `hosts:`. */
-const PLATFORM_ADDRESSES: readonly { path: readonly string[]; what: string }[] = [
-  { path: ["platform", "base_url"], what: "platform address" },
-  ...API_GROUPS.map((g) => ({ path: ["platform", "hosts", g], what: `address of the ${g} group` })),
-];
-
-/** Words in a list: `a`, `a and b`, `a, b and c`. */
-function inWords(words: readonly string[]): string {
-  return words.length <= 1 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)!}`;
-}
-
-/**
- * Checks the platform's addresses, `base_url` and each of `hosts:`: each an absolute address with a host
- * and no credentials; https, or http to this machine, or http anywhere when `allow_insecure_http: true`
- * (then a warning on every run, one per address, since the client secret would travel unencrypted).
- * Every API group must have an address: its own under `hosts:`, or `base_url`.
- *
- * @returns the warnings to print, one per plain-http address, at the first setting that gives it.
- */
-function checkPlatform(project: YamlFile, problems: ConfigProblem[]): Diagnostic[] {
-  const platform = field(project.data, "platform");
-  if (!isRecord(platform)) return []; // the schema says how to write it
-  checkEveryGroupAddressed(project, platform, problems);
-  // By address: the settings that give it, and where the first of them is written.
-  const insecure = new Map<string, { names: string[]; site: Site }>();
-  for (const { path, what } of PLATFORM_ADDRESSES) {
-    const url = path.slice(1).reduce<unknown>((value, key) => field(value, key), platform);
-    if (typeof url !== "string" || !/^https?:\/\//i.test(url)) continue; // the schema says how to write it
-    const site: Site = { parsed: project, pointer: toPointer([...path]) };
-    const shape = urlShapeProblem(url, what);
-    if (shape) {
-      report(problems, site, shape);
-      continue;
-    }
-    const parsed = new URL(url);
-    if (parsed.protocol === "https:" || isLoopbackHost(parsed.hostname)) continue;
-    if (field(platform, "allow_insecure_http") === true) {
-      const seen = insecure.get(url);
-      insecure.set(url, { names: [...(seen?.names ?? []), path.join(".")], site: seen?.site ?? site });
-      continue;
-    }
-    report(
-      problems,
-      site,
-      `${what} ${quote(url, 120)} must start with https:// (the client secret would travel unencrypted); ` +
-        `http:// is accepted for localhost and 127.0.0.1, or anywhere with allow_insecure_http: true under platform:`,
-    );
-  }
-  return [...insecure].map(([url, { names, site }]) =>
-    warning(
-      `${inWords(names)} ${quote(url, 120)} ${names.length === 1 ? "is" : "are"} plain http to another machine ` +
-        `(allowed by allow_insecure_http in ${project.file})`,
-      { detail: "the client secret and every token travel unencrypted", range: rangeOf(site) },
-    ),
-  );
-}
-
-/**
- * Reports the API groups without an address: with no `base_url`, each group must have its own under
- * `hosts:` (docs/platform-api.md §4.13: a base address per group, one for all as the simple case).
- */
-function checkEveryGroupAddressed(
-  project: YamlFile,
-  platform: Record<string, unknown>,
-  problems: ConfigProblem[],
-): void {
-  if (field(platform, "base_url") !== undefined) return;
-  const hosts = field(platform, "hosts");
-  const missing = API_GROUPS.filter((g) => field(hosts, g) === undefined);
-  if (missing.length === 0) return;
-  report(
-    problems,
-    { parsed: project, pointer: toPointer(isRecord(hosts) ? ["platform", "hosts"] : ["platform"]) },
-    `the API group${missing.length === 1 ? "" : "s"} ${inWords(missing)} ${missing.length === 1 ? "has" : "have"} ` +
-      `no address: give platform.base_url (the address of every group hosts: does not name), or ` +
-      `${missing.length === 1 ? "its address" : "their addresses"} under platform.hosts (${API_GROUPS.join(", ")})`,
-  );
-}
-
 /** Options of {@link loadProject}. */
 export interface LoadOptions {
   /**
@@ -750,7 +680,9 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const { project, projectData } = await readCarteYaml(configFile, root, problems, reading);
 
   const limits = limitsOf(projectData);
-  const warnings = checkPlatform(project.parsed, problems);
+  // The platform of `platforms:` the load is scoped to, and the currency of every price, before any is read.
+  const { warnings, platforms, scope, currency } = readPlatformScope(project.parsed, options, problems);
+  if (currency) reading.currency = currency;
   const time = new TimeContext(options.now);
   const catalogPaths = await expand(project.parsed, "catalogs", root, problems, allowUnmatched);
   const groupPaths = await expand(project.parsed, "groups", root, problems, allowUnmatched);
@@ -762,21 +694,28 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     options.stores?.read,
   );
 
-  // The currency of every price (carte.yaml `currency:`), before any price is read.
-  const currency = readCurrency(project.parsed, problems);
-  if (currency) reading.currency = currency;
-
-  const { catalogFiles, groupFiles, storeFiles, storePaths, identities } = await readProjectFiles(
+  const read = await readProjectFiles(
     {
       catalogPaths,
       groupPaths,
       storePaths: readPaths,
-      unchanged: options.stores?.unchanged?.(readPaths, (f) => storeReals.get(f)),
+      // A store file's platform is not in its `store:` block: with platforms, every store is read in full.
+      unchanged: platforms ? undefined : options.stores?.unchanged?.(readPaths, (f) => storeReals.get(f)),
       ...(options.stores?.known ? { known: { ...options.stores.known, sizes: storeSizes } } : {}),
     },
     problems,
     limits,
     reading,
+  );
+  const { catalogFiles, identities } = read;
+  // The platform's groups and stores alone (in a rehearsal, its test stores), before their prices are read.
+  const { groupFiles, storeFiles, storePaths } = scopedFiles(
+    read,
+    project.parsed,
+    platforms,
+    scope,
+    problems,
+    options.stores === undefined,
   );
 
   const { indexes, catalogs } = checkRules(
@@ -806,7 +745,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const rollout = await readRollout(
     project.parsed,
     root,
-    storeKeys(readPaths, storeFiles, storePaths, identities),
+    storeKeys(keptPaths(readPaths, read.storePaths, storePaths), storeFiles, storePaths, identities),
     problems,
   );
   const secretsFile = await checkSecretsFile(project.parsed, root, problems);
@@ -816,24 +755,11 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
       withTruncation(withoutKnockOn(dedupeProblems(problems), reading), problems, project.parsed),
     );
 
-  const resolveOnly = options.stores?.resolve;
-  const resolved = resolveOnly
-    ? storeFiles.flatMap((_, i) => (resolveOnly(sourcesOf[i]!) ? [i] : []))
-    : undefined;
-  const { catalogsOut, resolvable } = resolvableStores(
-    indexes,
-    catalogFiles,
-    storeFiles,
-    settingsOf,
-    mergedOverrides,
-    zonesOf,
-    windowsOf,
-    resolved,
+  const { resolved, catalogsOut, resolvable, sources } = storesToResolve(
+    options,
+    { indexes, catalogFiles, storeFiles, mergedOverrides },
+    { settingsOf, sourcesOf, zonesOf, windowsOf },
   );
-
-  const sources = options.explain
-    ? explainSources(indexes, catalogFiles, storeFiles, mergedOverrides)
-    : undefined;
 
   const stores = [...storeFiles, ...identities];
   const allFiles = [project, ...catalogFiles, ...groupFiles, ...stores, ...layers.includes.values()];
@@ -843,6 +769,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     configFile,
     root,
     ...projectSettings(config),
+    ...(scope ? { platform: hostOfScope(scope), platformOf: projectPlatformOf(scope) } : {}),
     ...(currency ? { currency } : {}),
     catalogs: catalogsOut,
     desired: resolveDesired(resolvable, client, {
@@ -858,6 +785,63 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     identitySites: identitySitesOf(storeFiles),
     ...(rollout ? { rollout } : {}),
   };
+}
+
+/** The store files of `readPaths` a load keeps: those read for their identity, and those of `kept`. */
+function keptPaths(
+  readPaths: readonly string[],
+  inFull: readonly string[],
+  kept: readonly string[],
+): string[] {
+  if (inFull.length === kept.length) return [...readPaths];
+  const left = new Set(inFull);
+  for (const f of kept) left.delete(f);
+  return readPaths.filter((f) => !left.has(f));
+}
+
+/**
+ * The stores a load resolves (`LoadOptions.stores.resolve` says which, by index; all when absent), each
+ * ready for {@link resolveDesired}, the catalogs as written, and with `explain`, where each value comes from.
+ */
+function storesToResolve(
+  options: LoadOptions,
+  files: {
+    indexes: readonly CatalogIndex[];
+    catalogFiles: readonly ReadFile[];
+    storeFiles: readonly ReadFile[];
+    mergedOverrides: readonly MergedOverrides[];
+  },
+  merged: {
+    settingsOf: readonly StoreSettings[];
+    sourcesOf: readonly Set<string>[];
+    zonesOf: readonly (string | undefined)[];
+    windowsOf: readonly (StoreWindows | undefined)[];
+  },
+): {
+  resolved: number[] | undefined;
+  catalogsOut: Map<string, { catalog: CatalogFile; file: string }>;
+  resolvable: ResolvableStore[];
+  sources: Map<string, StoreSources> | undefined;
+} {
+  const { indexes, catalogFiles, storeFiles, mergedOverrides } = files;
+  const resolveOnly = options.stores?.resolve;
+  const resolved = resolveOnly
+    ? storeFiles.flatMap((_, i) => (resolveOnly(merged.sourcesOf[i]!) ? [i] : []))
+    : undefined;
+  const { catalogsOut, resolvable } = resolvableStores(
+    indexes,
+    catalogFiles,
+    storeFiles,
+    merged.settingsOf,
+    mergedOverrides,
+    merged.zonesOf,
+    merged.windowsOf,
+    resolved,
+  );
+  const sources = options.explain
+    ? explainSources(indexes, catalogFiles, storeFiles, mergedOverrides)
+    : undefined;
+  return { resolved, catalogsOut, resolvable, sources };
 }
 
 /** Where each store file read in full writes `store: integration_id:`, by that integration id. */
@@ -1085,20 +1069,6 @@ function explainSources(
     });
   });
   return sources;
-}
-
-/**
- * The address of each API group of a checked `platform:` section, without trailing slashes: the group's
- * own under `hosts:`, else `base_url` (the check made sure one of them is there).
- */
-function platformHosts(platform: NonNullable<ProjectFile["platform"]>): PlatformHosts {
-  const hosts = platform.hosts;
-  return Object.fromEntries(
-    API_GROUPS.map((g) => {
-      const own = hosts !== undefined && Object.hasOwn(hosts, g) ? hosts[g] : undefined;
-      return [g, (own ?? platform.base_url ?? "").replace(/\/+$/, "")];
-    }),
-  ) as Record<ApiGroup, string>;
 }
 
 /** What carte.yaml sets for every run: the platform, the emulator, the apply lock, ownership, safety. */
@@ -1452,6 +1422,30 @@ function readCurrency(project: YamlFile, problems: ConfigProblem[]): Currency | 
     );
   }
   return currency;
+}
+
+/**
+ * carte.yaml's platforms: the checks of `platform:` or of each of `platforms:`, the platform the load is
+ * scoped to (`LoadOptions.platform`), and the currency of every price: the scoped platform's, else
+ * carte.yaml `currency:`.
+ *
+ * @throws {@link ConfigError} as {@link scopeOf} says (a project of several platforms loaded without one).
+ */
+function readPlatformScope(
+  project: YamlFile,
+  options: LoadOptions,
+  problems: ConfigProblem[],
+): {
+  warnings: Diagnostic[];
+  platforms: ProjectPlatforms | undefined;
+  scope: PlatformScope | undefined;
+  currency: Currency | undefined;
+} {
+  const warnings = checkPlatformSection(project, problems, ["platform"]);
+  const platforms = readPlatforms(project, problems, warnings);
+  const scope = scopeOf(project, platforms, options.platform, problems);
+  const currency = scope ? scope.platform.currency : readCurrency(project, problems);
+  return { warnings, platforms, scope, currency };
 }
 
 /** A shared settings file named by `include:`, read and checked. */

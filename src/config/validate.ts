@@ -273,6 +273,12 @@ const PATTERN_WORDS = new Map<string, string>([
   ],
   ["^[0-9]{2}-[0-9]{2}$", 'write a date as MM-DD in quotes, e.g. "12-24"'],
   ["^[A-Z]{3}$", "write the currency's 3-letter ISO 4217 code in capitals, e.g. COP or BRL"],
+  ["^[A-Z]{2}$", "write the country's 2-letter ISO 3166-1 code in capitals, e.g. CO or BR"],
+  ["^[a-z]{2,3}$", "write the language's 2- or 3-letter ISO 639 code in lower case, e.g. pt or es"],
+  [
+    "^[a-z][a-z0-9-]{0,30}$",
+    "use lower case letters, digits and dashes, starting with a letter, at most 31 characters, e.g. co",
+  ],
   [
     "^[a-z][a-z0-9_-]*$",
     "use lower case letters, digits, dashes and underscores, starting with a letter, e.g. canary",

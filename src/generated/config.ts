@@ -19,6 +19,15 @@
  */
 export type Include = string | string[];
 /**
+ * Platform.
+ *
+ * The platform of carte.yaml platforms: the store belongs to, for example co: written in the store file, in its group's defaults or in carte.yaml's defaults (the nearest wins). Required when carte.yaml names more than one platform.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "PlatformName".
+ */
+export type PlatformName = string;
+/**
  * Time zone.
  *
  * The store's time zone, an IANA name such as America/Bogota or America/Sao_Paulo. Local times of the files (until: "18:00", a price from: 2026-12-01 or until: 2026-12-31, an offer window available: of the catalog, a dated special day) are read on the store's clock. Written in a store file, under defaults: of its group, or under defaults: of carte.yaml; the most specific wins. Required once a store has such a local time.
@@ -118,6 +127,7 @@ export type PriceRules = PriceRule[];
  */
 export interface SettingsFile {
   include?: Include;
+  platform?: PlatformName;
   timezone?: TimeZone;
   hours?: Hours;
   holidays?: Holidays;
@@ -446,6 +456,24 @@ export interface Availability {
 // ---- schemas/config/project.schema.json ----
 
 /**
+ * Platform address.
+ *
+ * The one web address of the platform's API, for example https://api.example.com: the address of every API group, or of those hosts: does not name. Your account manager gives it to you. Credentials are never written here: they come from environment variables. Give base_url, hosts: or both; every API group needs an address.
+ */
+export type BaseUrl = string;
+/**
+ * Allow plain http.
+ *
+ * Accept a base_url or an address of hosts: that starts with http:// and names another machine. The client secret and every token would then travel unencrypted, so carte refuses such an address unless this is true, and warns on every run when it is. http:// to localhost or 127.0.0.1 is always accepted. Default false.
+ */
+export type AllowInsecureHttp = boolean;
+/**
+ * Most requests per second.
+ *
+ * The pace carte starts at when it talks to the platform. carte slows down by itself when the platform answers 'too many requests' (429) and speeds up again slowly. Default 50.
+ */
+export type RequestsPerSecond = number;
+/**
  * File patterns.
  *
  * One file pattern, or a list of file patterns and file names, relative to carte.yaml. * matches any part of a file name, ** any number of folders.
@@ -482,67 +510,18 @@ export interface ProjectFile {
    * Where the delivery platform's API lives. Leave this section out to work against carte's built-in emulator, which is safe for trying things out.
    */
   platform?: {
-    /**
-     * Platform address.
-     *
-     * The one web address of the platform's API, for example https://api.example.com: the address of every API group, or of those hosts: does not name. Your account manager gives it to you. Credentials are never written here: they come from environment variables. Give base_url, hosts: or both; every API group needs an address.
-     */
-    base_url?: string;
-    /**
-     * Address of each API group.
-     *
-     * The platform serves its API groups from more than one host (in each country the token login, store menu and finance groups on one, availability v2, webhooks and utils on another): give each group's web address here, by group name. A group not named here uses base_url. Every call goes to its group's address with its group's token. Example: {auth: https://api.example.com, menu: https://api.example.com, finance: https://api.example.com, availability: https://services.example.com, webhooks: https://services.example.com, utils: https://services.example.com}.
-     */
-    hosts?: {
-      /**
-       * Token login address.
-       *
-       * The web address of the token logins (every call's token comes from here), for example https://auth.example.com.
-       */
-      auth?: string;
-      /**
-       * Store menu API address.
-       *
-       * The web address of the store menu API: items, categories, menus, and the legacy stock calls under its prefix, for example https://menu.example.com.
-       */
-      menu?: string;
-      /**
-       * Finance address.
-       *
-       * The web address of the finance reads (payments, orders, adjustments, charged cancellations), for example https://finance.example.com.
-       */
-      finance?: string;
-      /**
-       * Availability v2 address.
-       *
-       * The web address of availability v2: items switched on and off, stores open or closed, for example https://availability.example.com.
-       */
-      availability?: string;
-      /**
-       * Webhooks address.
-       *
-       * The web address of the webhooks of the stores and of the integration, for example https://webhooks.example.com.
-       */
-      webhooks?: string;
-      /**
-       * Utils address.
-       *
-       * The web address of the utils group: store hours, holidays, special days, corridor and product schedules, for example https://utils.example.com.
-       */
-      utils?: string;
-    };
-    /**
-     * Allow plain http.
-     *
-     * Accept a base_url or an address of hosts: that starts with http:// and names another machine. The client secret and every token would then travel unencrypted, so carte refuses such an address unless this is true, and warns on every run when it is. http:// to localhost or 127.0.0.1 is always accepted. Default false.
-     */
-    allow_insecure_http?: boolean;
-    /**
-     * Most requests per second.
-     *
-     * The pace carte starts at when it talks to the platform. carte slows down by itself when the platform answers 'too many requests' (429) and speeds up again slowly. Default 50.
-     */
-    requests_per_second?: number;
+    base_url?: BaseUrl;
+    hosts?: GroupHosts;
+    allow_insecure_http?: AllowInsecureHttp;
+    requests_per_second?: RequestsPerSecond;
+  };
+  /**
+   * Platforms, one per country.
+   *
+   * A chain in several countries: one platform per country, by a short name such as co or br, each with its country, currency, language, hosts and credentials. Replaces platform: and currency:, which must then be left out. Each store belongs to one platform (platform: in its file, its group's defaults or carte.yaml's defaults); carte plan and apply run each platform in turn, or one with --platform NAME. See docs/configuration.md, "Countries".
+   */
+  platforms?: {
+    [k: string]: CountryPlatform | undefined;
   };
   stores: FilePatterns;
   catalogs: FilePatterns;
@@ -755,6 +734,148 @@ export interface ProjectFile {
      */
     client_webhook?: "full" | "additive" | "ignore";
   };
+}
+/**
+ * Address of each API group.
+ *
+ * The platform serves its API groups from more than one host (in each country the token login, store menu and finance groups on one, availability v2, webhooks and utils on another): give each group's web address here, by group name. A group not named here uses base_url. Every call goes to its group's address with its group's token. Example: {auth: https://api.example.com, menu: https://api.example.com, finance: https://api.example.com, availability: https://services.example.com, webhooks: https://services.example.com, utils: https://services.example.com}.
+ */
+export interface GroupHosts {
+  /**
+   * Token login address.
+   *
+   * The web address of the token logins (every call's token comes from here), for example https://auth.example.com.
+   */
+  auth?: string;
+  /**
+   * Store menu API address.
+   *
+   * The web address of the store menu API: items, categories, menus, and the legacy stock calls under its prefix, for example https://menu.example.com.
+   */
+  menu?: string;
+  /**
+   * Finance address.
+   *
+   * The web address of the finance reads (payments, orders, adjustments, charged cancellations), for example https://finance.example.com.
+   */
+  finance?: string;
+  /**
+   * Availability v2 address.
+   *
+   * The web address of availability v2: items switched on and off, stores open or closed, for example https://availability.example.com.
+   */
+  availability?: string;
+  /**
+   * Webhooks address.
+   *
+   * The web address of the webhooks of the stores and of the integration, for example https://webhooks.example.com.
+   */
+  webhooks?: string;
+  /**
+   * Utils address.
+   *
+   * The web address of the utils group: store hours, holidays, special days, corridor and product schedules, for example https://utils.example.com.
+   */
+  utils?: string;
+}
+/**
+ * Platform of a country.
+ *
+ * The delivery platform in one country: its country, currency and language, its hosts, and the names of the environment variables holding its credentials. Without base_url or hosts, carte runs this platform on its built-in emulator (state in .carte/platforms/<name>/).
+ */
+export interface CountryPlatform {
+  /**
+   * Country.
+   *
+   * The country's ISO 3166-1 alpha-2 code in capitals, for example CO or BR: its stores keep that country's holidays.
+   */
+  country: string;
+  /**
+   * Currency.
+   *
+   * The ISO 4217 code of the currency its stores sell in, for example COP or BRL: each catalog price is read in it ({COP: 24900, BRL: 29.90}), as that currency is written.
+   */
+  currency: string;
+  /**
+   * Language.
+   *
+   * The language its titles are shown in, as an ISO 639 code in lower case, for example pt: titles and descriptions come from the catalog's translations: in it, the written ones where a translation gives none. Absent: the titles as written.
+   */
+  language?: string;
+  base_url?: BaseUrl;
+  hosts?: GroupHosts;
+  allow_insecure_http?: AllowInsecureHttp;
+  requests_per_second?: RequestsPerSecond;
+  credentials?: CredentialNames;
+  development?: DevelopmentHost;
+}
+/**
+ * Credentials (names of environment variables).
+ *
+ * The names of the environment variables that hold this host's client id and client secret, never their values (those stay in the environment, or in the CI's secrets). Default CARTE_<NAME>_CLIENT_ID and CARTE_<NAME>_CLIENT_SECRET for a platform (the name in capitals, - as _), CARTE_<NAME>_DEV_CLIENT_ID and CARTE_<NAME>_DEV_CLIENT_SECRET for its development host.
+ */
+export interface CredentialNames {
+  /**
+   * Variable of the client id.
+   *
+   * The NAME of the environment variable that holds the client id, for example CARTE_CO_CLIENT_ID: capital letters, digits and underscores. Never the client id itself: a value that is not such a name is refused (and not shown).
+   */
+  client_id?: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * Variable of the client secret.
+   *
+   * The NAME of the environment variable that holds the client secret, for example CARTE_CO_CLIENT_SECRET: capital letters, digits and underscores. Never the client secret itself: a value that is not such a name is refused (and not shown).
+   */
+  client_secret?: {
+    [k: string]: unknown | undefined;
+  };
+}
+/**
+ * Development host.
+ *
+ * The platform's development host, where the chain has a few test stores with their own ids and credentials: carte plan --rehearsal and carte apply --rehearsal apply the same files to those test stores before production does. Without base_url or hosts, the rehearsal runs on the built-in emulator (its own state folder).
+ */
+export interface DevelopmentHost {
+  base_url?: BaseUrl;
+  hosts?: GroupHosts;
+  allow_insecure_http?: AllowInsecureHttp;
+  requests_per_second?: RequestsPerSecond;
+  credentials?: CredentialNames;
+  /**
+   * Test stores.
+   *
+   * Which production store each test store rehearses, by the production store's integration id, for example bog-centro: {id: 990101, integration_id: test-bog-centro}. Only these stores are rehearsed, each with its production store's files, under the test store's id and integration id.
+   */
+  stores?: {
+    [k: string]: TestStore | undefined;
+  };
+}
+/**
+ * Test store.
+ *
+ * The test store on the development host that rehearses a production store: its own platform id and integration id, and optionally its name, for example {id: 990101, integration_id: test-bog-centro}.
+ */
+export interface TestStore {
+  /**
+   * Test store id.
+   *
+   * The number the development host gave the test store, for example 990101; very long ids in quotes.
+   */
+  id: number | string;
+  /**
+   * Test store integration id.
+   *
+   * The test store's own short code, in lower case letters, digits and dashes, for example test-bog-centro: the rehearsal's plans show it.
+   */
+  integration_id: string;
+  /**
+   * Test store name.
+   *
+   * The test store's name, for people. Default: the production store's name.
+   */
+  name?: string;
 }
 
 // ---- schemas/config/catalog.schema.json ----
@@ -1070,6 +1191,7 @@ export interface StoreFile {
   webhooks?: Webhooks;
   schedules_via?: SchedulesVia;
   timezone?: TimeZone;
+  platform?: PlatformName;
   overrides?: CatalogOverrides;
   price_rules?: PriceRules;
   availability?: Availability;
