@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parse } from "yaml";
-import { loadProject, type LoadedProject } from "../config/index.js";
+import { loadEachPlatform, type LoadedProject } from "../config/index.js";
 import { CommandLineError, ExitCode, InternalError, UsageError } from "../errors.js";
 import type { ProjectFile } from "../generated/config.js";
 import { clashingFiles, resolveStoreArgs, writeImportedProject } from "../import/index.js";
@@ -119,19 +119,6 @@ export function storesPerPlatform(
   return out;
 }
 
-/**
- * The names of carte.yaml `platforms:`, in its order; none for a project of one platform (or no
- * carte.yaml). Read from carte.yaml alone: the loads scoped to each platform check the rest.
- */
-export async function platformNamesOf(config: string): Promise<string[]> {
-  if (!existsSync(config)) return [];
-  const given = parse(await readFile(config, "utf8")) as { platforms?: unknown } | null;
-  const platforms = given?.platforms;
-  return platforms !== null && typeof platforms === "object" && !Array.isArray(platforms)
-    ? Object.keys(platforms)
-    : [];
-}
-
 /** The carte.yaml of the import: `platforms:` as the project read gives it, and the files written. */
 async function projectOf(config: string): Promise<ProjectFile> {
   const given = parse(await readFile(config, "utf8")) as { platforms?: unknown };
@@ -164,13 +151,13 @@ async function stateCopies(
 }
 
 /** Loads the project once per platform, each load scoped to it, its warnings printed. */
-async function loadPlatforms(config: string, names: readonly string[], io: CliIo): Promise<Scoped[]> {
+async function loadPlatforms(config: string, io: CliIo): Promise<Scoped[]> {
+  // The project may have no store or catalog files yet: that is what import is for.
+  const loaded = await loadEachPlatform(config, { allowUnmatchedPatterns: true });
   const scoped: Scoped[] = [];
-  for (const name of names) {
-    // The project may have no store or catalog files yet: that is what import is for.
-    const project = await loadProject(config, { platform: { name }, allowUnmatchedPatterns: true });
+  for (const { name, project } of loaded) {
     printWarnings(project.warnings, io);
-    scoped.push({ name, project });
+    if (name !== undefined) scoped.push({ name, project });
   }
   return scoped;
 }
@@ -198,16 +185,11 @@ async function readCountries(
 }
 
 /**
- * `carte import` of a project of several platforms: the stores named on the command line (`NAME:ID`, or
- * the ids of its store files) read from each platform, written into a new project of the same platforms.
- *
- * @param names - the platforms of carte.yaml `platforms:`, in its order.
+ * `carte import` of a project of several platforms (carte.yaml `platforms:`): the stores named on the
+ * command line (`NAME:ID`, or the ids of its store files) read from each platform, written into a new
+ * project of the same platforms.
  */
-export async function runCountriesImport(
-  opts: CountriesImportOptions,
-  io: CliIo,
-  names: readonly string[],
-): Promise<number> {
+export async function runCountriesImport(opts: CountriesImportOptions, io: CliIo): Promise<number> {
   if (opts.merge)
     throw new UsageError(
       "carte import --merge does not take a project of several platforms (carte.yaml platforms:) yet: import into an empty folder",
@@ -219,7 +201,7 @@ export async function runCountriesImport(
     throw new UsageError(
       `${path.join(shown, "carte.yaml")} exists: ${shown} is a carte project, and carte import never overwrites its files. Import into an empty folder.`,
     );
-  const scoped = await loadPlatforms(opts.config, names, io);
+  const scoped = await loadPlatforms(opts.config, io);
   const wanted = storesPerPlatform(opts.stores, scoped);
   const { countries, read } = await readCountries(scoped, wanted, opts, io);
   const result = await buildCountriesImport(countries, await projectOf(opts.config));

@@ -13,7 +13,12 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Argv, CommandModule } from "yargs";
-import { DEFAULT_APPLY_DELAY_MS, loadProject, type LoadedProject } from "../config/index.js";
+import {
+  DEFAULT_APPLY_DELAY_MS,
+  loadProject,
+  readPlatformNames,
+  type LoadedProject,
+} from "../config/index.js";
 import { DEFAULT_REQUESTS_PER_SECOND } from "../config/load.js";
 import { CommandLineError, ExitCode, InternalError, UsageError } from "../errors.js";
 import {
@@ -41,7 +46,7 @@ import { describeTarget, runTarget } from "../run/session.js";
 import { printWarnings, type CliIo } from "./io.js";
 import { checkParallelism } from "./option-checks.js";
 import { plural, printImported, readStores, reportUnwritable } from "./import-steps.js";
-import { platformNamesOf, runCountriesImport } from "./import-countries.js";
+import { runCountriesImport } from "./import-countries.js";
 
 /** Options of `carte import`. */
 export interface ImportCommand {
@@ -117,8 +122,8 @@ async function printMergeNotes(
 export async function runImport(opts: ImportCommand, io: CliIo): Promise<number> {
   checkParallelism(opts.parallelism);
   // A project of several platforms (carte.yaml `platforms:`) is read platform by platform.
-  const platforms = await platformNamesOf(opts.config);
-  if (platforms.length > 0) return runCountriesImport(opts, io, platforms);
+  if (existsSync(opts.config) && (await readPlatformNames(opts.config)).length > 0)
+    return runCountriesImport(opts, io);
   const project = await sourceProject(opts, io);
 
   const outDir = path.resolve(opts.out);
