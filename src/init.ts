@@ -1,8 +1,10 @@
 /**
- * `carte init [DIR] [--currency CODE]`: a minimal project that `carte validate` accepts and that a
- * chain can commit as it is — carte.yaml, one catalog, one store and a `.gitignore` that keeps what
- * carte writes for this machine only (the embedded emulator's state and locks in `.carte/`, webhook
- * secrets, saved plans) out of git. Existing files are never overwritten.
+ * `carte init [DIR] [--currency CODE | --countries CO,BR]`: a minimal project that `carte validate`
+ * accepts and that a chain can commit as it is — carte.yaml, one catalog, one store (one per country)
+ * and a `.gitignore` that keeps what carte writes for this machine only (the embedded emulator's state
+ * and locks in `.carte/`, webhook secrets, saved plans) out of git. Existing files are never
+ * overwritten. With `--countries`, each country is a platform of carte.yaml `platforms:` with its
+ * currency and language, and the catalog's price is written in each currency.
  *
  * Each YAML file starts with a `# yaml-language-server: $schema=…` line, so that editors with the YAML
  * language server validate and complete it as it is typed. The line is a path relative to the file,
@@ -20,9 +22,12 @@ import {
   writeFileSet,
   type WriteTarget,
 } from "./atomic.js";
+import { defaultCredentialNames } from "./config/platforms.js";
 import { carteManifest } from "./config/version.js";
+import { COUNTRY_CODES, countryName } from "./countries.js";
 import { CommandLineError, UsageError } from "./errors.js";
 import { currencyOf, decimalsOf, type Currency } from "./money.js";
+import { didYouMean } from "./suggest.js";
 
 /** What {@link initProject} did, paths relative to the project folder. */
 export interface InitResult {
@@ -43,6 +48,12 @@ export interface InitResult {
 export interface InitOptions {
   /** ISO 4217 code of the project's prices (carte.yaml `currency:`); default `USD`. */
   currency?: string;
+  /**
+   * ISO 3166-1 alpha-2 codes of the countries the chain sells in (`--countries CO,BR`): carte.yaml then
+   * names one platform per country (`platforms:`), each with its currency and language, and a store
+   * for each. Not with `currency`.
+   */
+  countries?: readonly string[];
 }
 
 /**
@@ -187,6 +198,164 @@ hours:
   ];
 }
 
+/** A country of `--countries`: its platform in carte.yaml, its currency and the language of its titles. */
+export interface InitCountry {
+  /** ISO 3166-1 alpha-2 code, e.g. `BR`. */
+  code: string;
+  /** The platform's name in carte.yaml `platforms:`: the code in lower case (`br`). */
+  platform: string;
+  currency: Currency;
+  /** The language of its stores' titles, e.g. `pt`. */
+  language: string;
+}
+
+/** The currency and the language of the stores in each country the platform serves (src/countries.ts). */
+const COUNTRY_SETTINGS: ReadonlyMap<string, { currency: string; language: string }> = new Map([
+  ["AR", { currency: "ARS", language: "es" }],
+  ["BR", { currency: "BRL", language: "pt" }],
+  ["CL", { currency: "CLP", language: "es" }],
+  ["CO", { currency: "COP", language: "es" }],
+  ["EC", { currency: "USD", language: "es" }],
+  ["MX", { currency: "MXN", language: "es" }],
+  ["PE", { currency: "PEN", language: "es" }],
+  ["UY", { currency: "UYU", language: "es" }],
+]);
+
+/**
+ * The countries of `--countries`: ISO 3166-1 codes of countries the platform serves, in any case,
+ * comma-separated or given one by one (`CO,BR`, `co br`), each once; the currency and the language of
+ * each follow from its country.
+ *
+ * @throws {@link CommandLineError} naming the code that is not a country the platform serves (with the
+ *   closest one), a code given twice, or an empty list.
+ */
+export function initCountries(given: readonly string[]): InitCountry[] {
+  const codes = given.flatMap((g) => g.split(/[\s,]+/)).filter((c) => c !== "");
+  if (codes.length === 0) {
+    throw new CommandLineError(
+      `--countries takes country codes, such as CO,BR (${COUNTRY_CODES.join(", ")})`,
+    );
+  }
+  const out: InitCountry[] = [];
+  for (const written of codes.slice(0, COUNTRY_CODES.length + 1)) {
+    const code = written.toUpperCase();
+    const settings = COUNTRY_SETTINGS.get(code);
+    if (settings === undefined || countryName(code) === undefined) {
+      const shown = JSON.stringify(written.slice(0, 20));
+      throw new CommandLineError(
+        `--countries ${shown} is not a country the platform serves${didYouMean(code, COUNTRY_CODES, (c) => c)}; ` +
+          `write ISO 3166-1 codes among ${COUNTRY_CODES.join(", ")}`,
+      );
+    }
+    if (out.some((c) => c.code === code)) throw new CommandLineError(`--countries names ${code} twice`);
+    const currency = currencyOf(settings.currency)!;
+    out.push({ code, platform: code.toLowerCase(), currency, language: settings.language });
+  }
+  return out;
+}
+
+/** The sample titles of a new project, as written (English) and in each language of the countries. */
+const SAMPLE_TITLES: ReadonlyMap<string, { item: string; category: string }> = new Map([
+  ["es", { item: "Primer producto", category: "Principal" }],
+  ["pt", { item: "Primeiro produto", category: "Principal" }],
+]);
+
+/** carte.yaml of a project in several countries: one platform each, on the embedded emulator. */
+function countriesProjectFile(countries: readonly InitCountry[]): string {
+  const platforms = countries
+    .map((c) => {
+      const names = defaultCredentialNames(c.platform, false);
+      return `  ${c.platform}:
+    country: ${c.code} # ${countryName(c.code)}
+    # ISO 4217: its prices are written as the currency is written (${samplePrice(c.currency)} for ${c.currency.code}).
+    currency: ${c.currency.code}
+    # Its titles: the catalog's translations into this language, else the titles as written.
+    language: ${c.language}
+    # The NAMES of the environment variables holding its credentials, never their values.
+    credentials:
+      client_id: ${names.clientId}
+      client_secret: ${names.clientSecret}
+`;
+    })
+    .join("");
+  return `# The project file of carte (docs/configuration.md lists every key).
+#
+# One platform per country (\`platforms:\`), each with its currency, its language and its credentials;
+# a store names its own (\`platform:\` in its file, or \`defaults: platform:\` of its group or of this
+# file). No platform names an address: each runs on its own embedded emulator (state in
+# .carte/platforms/<name>/), so \`carte plan\` and \`carte apply\` are safe to try. To manage real
+# stores, give a platform its addresses, \`base_url: https://…\` or \`hosts:\` with an address per API
+# group (docs/configuration.md), and set its credentials in the environment. A \`development:\` block
+# under a platform maps production stores to test stores on its development host, for
+# \`carte apply --rehearsal\`.
+version: 1
+stores: stores/*.yaml
+catalogs: catalogs/*.yaml
+
+platforms:
+${platforms}`;
+}
+
+/** The catalog of a project in several countries: its price in each currency, its titles translated. */
+function countriesCatalogFile(countries: readonly InitCountry[]): string {
+  const currencies = [...new Map(countries.map((c) => [c.currency.code, c.currency])).values()];
+  const price = `{ ${currencies.map((c) => `${c.code}: ${samplePrice(c)}`).join(", ")} }`;
+  const languages = [...new Set(countries.map((c) => c.language))].filter((l) => SAMPLE_TITLES.has(l));
+  const translations = (part: "item" | "category", indent: string) =>
+    languages.length === 0
+      ? ""
+      : `${indent}translations:\n` +
+        languages.map((l) => `${indent}  ${l}: { title: ${SAMPLE_TITLES.get(l)![part]} }\n`).join("");
+  return `# A catalog: items, modifier groups, categories (ordered items) and menus (ordered categories).
+# A price is written in each currency of the stores that sell the item, a title in each language where
+# it differs from the title as written.
+name: main
+
+items:
+  - sku: FIRST-ITEM
+    title: First item
+    price: ${price}
+${translations("item", "    ")}
+categories:
+  - sku: MAIN
+    title: Main
+${translations("category", "    ")}    items: [FIRST-ITEM]
+
+menus:
+  - type: DEFAULT
+    categories: [MAIN]
+`;
+}
+
+/** The files of a new project in several countries (see {@link projectFiles}). */
+function countriesProjectFiles(
+  countries: readonly InitCountry[],
+): { file: string; schema?: string; text: string }[] {
+  const stores = countries.map((c, i) => ({
+    file: `stores/first-store-${c.platform}.yaml`,
+    schema: "store.schema.json",
+    text: `# A store: who it is on the platform, the platform (country) it is on, the catalog it sells, and
+# what differs from that catalog here.
+store:
+  id: ${i + 1}
+  integration_id: first-store-${c.platform}
+  name: First store in ${countryName(c.code)}
+
+platform: ${c.platform}
+catalog: main
+
+hours:
+  mon-sun: ["09:00-21:00"]
+`,
+  }));
+  return [
+    { file: "carte.yaml", schema: "project.schema.json", text: countriesProjectFile(countries) },
+    { file: "catalogs/main.yaml", schema: "catalog.schema.json", text: countriesCatalogFile(countries) },
+    ...stores,
+    { file: ".gitignore", text: GITIGNORE },
+  ];
+}
+
 /**
  * The currency of `--currency`: an ISO 4217 code, in any case.
  *
@@ -207,13 +376,22 @@ export function initCurrency(code: string): Currency {
  * Writes a minimal project into `dir` (created when missing), keeping any file that exists.
  *
  * @throws {@link UsageError} when `dir` already holds a carte.yaml (a project is there: nothing is
- *   written) or is not a folder, or when the currency is not an ISO 4217 code.
+ *   written) or is not a folder, when the currency is not an ISO 4217 code, or a country not one the
+ *   platform serves ({@link initCountries}), or both are given.
  * @throws `FileWriteError` (src/errors.ts) when a file or a folder on the way is a link or not what it should
  *   be (nothing is written then), or a file cannot be written (naming it and the cause; the files written
  *   before it are removed again, and carte.yaml, written last, is never left naming a missing file).
  */
 export async function initProject(dir: string, options: InitOptions = {}): Promise<InitResult> {
-  const currency = initCurrency(options.currency ?? "USD");
+  if (options.countries !== undefined && options.currency !== undefined) {
+    throw new CommandLineError(
+      "--currency and --countries do not go together: each country's prices are in its own currency",
+    );
+  }
+  const files =
+    options.countries === undefined
+      ? projectFiles(initCurrency(options.currency ?? "USD"))
+      : countriesProjectFiles(initCountries(options.countries));
   const root = path.resolve(dir);
   const target: WriteTarget = { root, purpose: "write the new project's file" };
   const info = await lstat(root).catch((err: NodeJS.ErrnoException) => {
@@ -228,7 +406,6 @@ export async function initProject(dir: string, options: InitOptions = {}): Promi
   }
   const home = await schemaHome(root);
   const result: InitResult = { dir: root, written: [], kept: [] };
-  const files = projectFiles(currency);
   // A link in place of a file or a folder (`catalogs -> /elsewhere`) refuses the whole project before
   // its first file is written.
   for (const f of files) await checkWritable(path.join(root, f.file), target);

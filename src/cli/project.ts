@@ -63,9 +63,15 @@ export async function runShow(
   return ExitCode.ok;
 }
 
-/** `carte init [DIR] [--currency CODE]`. */
-export async function runInit(opts: { dir: string; currency?: string }, io: CliIo): Promise<number> {
-  const result = await initProject(opts.dir, opts.currency === undefined ? {} : { currency: opts.currency });
+/** `carte init [DIR] [--currency CODE | --countries CO,BR]`. */
+export async function runInit(
+  opts: { dir: string; currency?: string; countries?: string[] },
+  io: CliIo,
+): Promise<number> {
+  const result = await initProject(opts.dir, {
+    ...(opts.currency === undefined ? {} : { currency: opts.currency }),
+    ...(opts.countries === undefined ? {} : { countries: opts.countries }),
+  });
   const shown = path.relative(process.cwd(), result.dir) || ".";
   for (const f of result.written) io.out(escapeTerminal(`  created  ${path.join(shown, f)}`) + "\n");
   for (const f of result.kept) io.out(escapeTerminal(`  kept     ${path.join(shown, f)} (exists)`) + "\n");
@@ -159,11 +165,22 @@ export function projectCommands(io: CliIo, setCode: (code: number) => void): Com
           .option("currency", {
             type: "string",
             describe: "ISO 4217 code of the prices, e.g. COP, BRL, MXN (default USD)",
+          })
+          .option("countries", {
+            type: "string",
+            describe: "A platform per country, e.g. CO,BR, each in its currency and language",
           }),
       handler: async (args) => {
-        const a = args as unknown as { dir: string; currency?: string };
+        const a = args as unknown as { dir: string; currency?: string; countries?: string | string[] };
         setCode(
-          await runInit({ dir: a.dir, ...(a.currency === undefined ? {} : { currency: a.currency }) }, io),
+          await runInit(
+            {
+              dir: a.dir,
+              ...(a.currency === undefined ? {} : { currency: a.currency }),
+              ...(a.countries === undefined ? {} : { countries: [a.countries].flat() }),
+            },
+            io,
+          ),
         );
       },
     },

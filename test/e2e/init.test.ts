@@ -20,6 +20,7 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { schemaHome } from "../../src/init.js";
 import { editorDiagnostics } from "../helpers/editor.js";
 import { carte, repoRoot } from "../helpers/project.js";
@@ -102,6 +103,30 @@ describe("carte init", () => {
     expect(bad.code).toBe(1);
     expect(bad.err).toContain("--currency XYZ is not an ISO 4217 currency code");
     expect(existsSync(path.join(repo, "bad"))).toBe(false);
+  });
+
+  it("refuses a country the platform does not serve, a country twice, and --currency beside --countries", async () => {
+    const repo = chainRepository();
+    const unknown = await carte(["init", path.join(repo, "a"), "--countries", "CO,BZ"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain('--countries "BZ" is not a country the platform serves (did you mean BR?)');
+    const twice = await carte(["init", path.join(repo, "b"), "--countries", "CO,co"]);
+    expect(twice.code).toBe(1);
+    expect(twice.err).toContain("--countries names CO twice");
+    const both = await carte(["init", path.join(repo, "c"), "--countries", "CO,BR", "--currency", "COP"]);
+    expect(both.code).toBe(1);
+    expect(both.err).toContain("--currency and --countries do not go together");
+    // A hostile or huge value reaches the terminal escaped and cut short.
+    const hostile = await carte([
+      "init",
+      path.join(repo, "d"),
+      "--countries",
+      `CO,\u001b[2J${"X".repeat(5000)}`,
+    ]);
+    expect(hostile.code).toBe(1);
+    expect(hostile.err).not.toContain("\u001b");
+    expect(hostile.err.length).toBeLessThan(600);
+    for (const d of ["a", "b", "c", "d"]) expect(existsSync(path.join(repo, d))).toBe(false);
   });
 
   it("keeps the emulator's state, secrets and saved plans out of git add -A", async () => {
