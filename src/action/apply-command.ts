@@ -26,6 +26,9 @@ import { annotate, describeError, relativeProblems, type Outcome } from "./outco
 import { commentContext } from "./plan-view.js";
 import { actionSecretSink, actionSecretsFile } from "./masked-secrets.js";
 import { showPlan, type JobSummary } from "./summary.js";
+import type { CallCount } from "../platform/call-tally.js";
+import { platformNamed, platformsToRun, readActionPlatforms } from "./platform-runs.js";
+import { jointPlan, platformCallsLine, sectionHeading, worstExitCode } from "./platform-view.js";
 
 /** The merged pull request of a push, its comments (read once), and its reviewed plan or why there is none. */
 export type ReviewLookup = RecordReading & { pr?: number; comments?: IssueComment[] };
@@ -129,17 +132,64 @@ function reviewRefusal(refused: readonly ResourceChange[], lookupWhy: string | u
   );
 }
 
-/** `command: apply`. */
+/** `command: apply`: on each platform the inputs name (every platform of carte.yaml by default) in turn. */
 export async function applyCommand(
   inputs: ActionInputs,
   ctx: ActionContext,
   env: NodeJS.ProcessEnv,
   summary: JobSummary,
 ): Promise<Outcome> {
+  const known = readActionPlatforms(inputs.config);
+  const platforms = platformsToRun(inputs.platforms, inputs.rehearsal, known, inputs.config);
+  const gh = gitHub(inputs, ctx);
+  // One reviewed plan for the merge: its record lists the changes of every platform's section.
+  const lookup: Partial<ReviewLookup> = ctx.eventName === "push" ? await reviewedPlanOf(gh, ctx, inputs) : {};
+  if (platforms[0] === undefined) return applyOne(undefined, inputs, { ctx, env, summary, gh, lookup });
+  const outs: { name: string; out: Outcome & { calls?: CallCount | undefined } }[] = [];
+  // One platform after the other: a platform that fails (its host down) does not keep the next from
+  // being applied; the step fails with the worst exit code.
+  for (const name of platforms as string[]) {
+    const platform = platformNamed(known, name);
+    await summary.raw(`#### ${escapeMarkdown(sectionHeading(platform, inputs.rehearsal, undefined))}`);
+    const out = await applyOne(name, inputs, { ctx, env, summary, gh, lookup });
+    if (out.calls) {
+      core.info(escapeLog(platformCallsLine(name, out.calls)));
+      await summary.raw(escapeMarkdown(platformCallsLine(name, out.calls)));
+    }
+    outs.push({ name, out });
+  }
+  const plans = outs.flatMap((o) => (o.out.plan ? [o.out.plan] : []));
+  const failures = outs.flatMap((o) => (o.out.failure ? [`platform ${o.name}: ${o.out.failure}`] : []));
+  return {
+    exitCode: worstExitCode(outs.map((o) => o.out.exitCode)),
+    plan: plans.length > 0 ? jointPlan(plans) : undefined,
+    failure: failures.length > 0 ? failures.join("\n") : undefined,
+    annotated: outs.every((o) => o.out.failure === undefined || o.out.annotated === true),
+  };
+}
+
+/** What {@link applyOne} is given besides the platform and the inputs. */
+interface ApplyWhere {
+  ctx: ActionContext;
+  env: NodeJS.ProcessEnv;
+  summary: JobSummary;
+  gh: GitHubRepo | undefined;
+  lookup: Partial<ReviewLookup>;
+}
+
+/**
+ * The apply of one platform (`platform` undefined: a project without `platforms:`): its plan and
+ * report in the job summary, the changes the reviewed plan did not show refused on a merge, and its
+ * comment on the merged pull request (one per platform, shard and stage).
+ */
+async function applyOne(
+  platform: string | undefined,
+  inputs: ActionInputs,
+  where: ApplyWhere,
+): Promise<Outcome & { calls?: CallCount | undefined }> {
+  const { ctx, env, summary, gh, lookup } = where;
   const merge = ctx.eventName === "push";
   const reviewedOnly = merge && !inputs.applyUnreviewed;
-  const gh = gitHub(inputs, ctx);
-  const lookup: Partial<ReviewLookup> = merge ? await reviewedPlanOf(gh, ctx, inputs) : {};
   let fresh: Plan | undefined;
   let refused: ResourceChange[] = [];
   const secretsInput = inputs.secretsFile;
@@ -158,6 +208,7 @@ export async function applyCommand(
         : "off",
       workspace: ctx.workspace,
       ...(ctx.runUrl ? { runUrl: ctx.runUrl } : {}),
+      ...(platform !== undefined ? { platform, rehearsal: inputs.rehearsal } : {}),
       secrets: (project) =>
         actionSecretSink(
           actionSecretsFile({
@@ -222,9 +273,12 @@ export async function applyCommand(
         ? { error: { message: describeError(result.error, result.plan), exitCode: result.exitCode } }
         : {}),
       context: commentContext(ctx, ctx.sha),
-      ...(inputs.shard || inputs.stage
+      ...(inputs.shard || inputs.stage || platform !== undefined
         ? {
             title: `carte apply (${[
+              ...(platform !== undefined
+                ? [`platform ${platform}${inputs.rehearsal ? ", rehearsal" : ""}`]
+                : []),
               ...(inputs.shard ? [`shard ${inputs.shard.index}/${inputs.shard.count}`] : []),
               ...(result.stage ? [`stage ${result.stage}`] : []),
             ].join(", ")})`,
@@ -234,11 +288,11 @@ export async function applyCommand(
     await upsertMarkedComment(
       gh,
       lookup.pr,
-      applyMarker(inputs.shard, result.stage),
+      applyMarker(inputs.shard, result.stage, platform, inputs.rehearsal),
       inputs.commentAuthor,
       body,
       lookup.comments,
     );
   }
-  return { exitCode, plan: fresh ?? result.plan, failure, annotated: problems !== null };
+  return { exitCode, plan: fresh ?? result.plan, failure, annotated: problems !== null, calls: result.calls };
 }

@@ -16,11 +16,20 @@ export const DRIFT_MARKER = "<!-- carte-drift -->";
 export const DRIFT_LABEL = "carte-drift";
 
 /**
- * The merged pull request's apply comment; one per shard when the apply is sharded, and one per stage
+ * The merged pull request's apply comment; one per shard when the apply is sharded, one per stage
  * of a rollout applied with the `stage` input (a stage name is `[a-z][a-z0-9_-]*`, carte.yaml's schema;
- * anything else is left out of the marker).
+ * anything else is left out of the marker), and one per platform of carte.yaml `platforms:` (and its
+ * rehearsal).
  */
-export function applyMarker(shard: Shard | undefined, stage?: string): string {
-  const part = stage !== undefined && /^[a-z][a-z0-9_-]{0,39}$/.test(stage) ? ` stage=${stage}` : "";
+export function applyMarker(
+  shard: Shard | undefined,
+  stage?: string,
+  platform?: string,
+  rehearsal?: boolean,
+): string {
+  const named = platform !== undefined && /^[a-z][a-z0-9-]{0,30}$/.test(platform);
+  const part =
+    (named ? ` platform=${platform}${rehearsal ? "-rehearsal" : ""}` : "") +
+    (stage !== undefined && /^[a-z][a-z0-9_-]{0,39}$/.test(stage) ? ` stage=${stage}` : "");
   return shard ? `<!-- carte-apply ${shard.index}/${shard.count}${part} -->` : `<!-- carte-apply${part} -->`;
 }

@@ -14,7 +14,19 @@ import { DRIFT_LABEL, DRIFT_MARKER } from "./comment.js";
 import type { ActionContext } from "./context.js";
 import { gitHub, type ActionInputs } from "./inputs.js";
 import { annotate, relativeProblems, type Outcome } from "./outcome.js";
-import { commentContext, failureOf, maybeWriteRecord, recordOf, viewOf, type PlanView } from "./plan-view.js";
+import {
+  commentContext,
+  failureOf,
+  maybeWriteRecord,
+  ONE_PLATFORM_RECORD,
+  recordOf,
+  recordPlatform,
+  sectionedView,
+  viewOf,
+  type PlanView,
+} from "./plan-view.js";
+import { platformNamed, platformsToRun, readActionPlatforms } from "./platform-runs.js";
+import { sectionHeading, type PlatformSection } from "./platform-view.js";
 import { logPlan, type JobSummary } from "./summary.js";
 
 /**
@@ -94,23 +106,43 @@ export async function driftCommand(
   env: NodeJS.ProcessEnv,
   summary: JobSummary,
 ): Promise<Outcome> {
-  const result = await runCarte({
-    command: "plan",
-    config: inputs.config,
-    env,
-    force: undefined,
-    shard: inputs.shard,
-    stage: inputs.stage,
-    secretsFile: inputs.secretsFile || undefined,
-  });
-  const view = viewOf(result, ctx.sha, undefined);
-  if (view.problems) {
-    view.problems = relativeProblems(view.problems, ctx.workspace);
-    annotate(view.problems.map(problemDiagnostic), ctx.workspace);
+  const known = readActionPlatforms(inputs.config);
+  const platforms = platformsToRun(inputs.platforms, inputs.rehearsal, known, inputs.config);
+  if (platforms.length > 1 && (inputs.planOut || inputs.shard)) throw new UsageError(ONE_PLATFORM_RECORD);
+  const sections: PlatformSection<PlanView>[] = [];
+  const annotated = new Set<string>();
+  for (const name of platforms) {
+    const result = await runCarte({
+      command: "plan",
+      config: inputs.config,
+      env,
+      force: undefined,
+      shard: inputs.shard,
+      stage: inputs.stage,
+      secretsFile: inputs.secretsFile || undefined,
+      ...(name !== undefined ? { platform: name, rehearsal: inputs.rehearsal } : {}),
+    });
+    const one = viewOf(result, ctx.sha, undefined);
+    if (one.problems) {
+      one.problems = relativeProblems(one.problems, ctx.workspace);
+      annotate(one.problems.map(problemDiagnostic), ctx.workspace, annotated);
+    }
+    if (one.plan && one.exitCode === ExitCode.ok && one.plan.changes.length > 0)
+      one.exitCode = ExitCode.changes;
+    const platform = platformNamed(known, name ?? "");
+    sections.push({
+      name: platform.name,
+      heading: sectionHeading(platform, inputs.rehearsal, one.target),
+      view: one,
+      calls: result.calls,
+    });
   }
-  if (view.plan && view.exitCode === ExitCode.ok && view.plan.changes.length > 0)
-    view.exitCode = ExitCode.changes;
-  const recordFile = await maybeWriteRecord(inputs, recordOf("drift", inputs.shard, view));
+  const view = platforms[0] === undefined ? sections[0]!.view : sectionedView(sections, ctx.sha);
+  const section = view.sections?.length === 1 ? view.sections[0] : undefined;
+  const recordFile = await maybeWriteRecord(
+    inputs,
+    recordOf("drift", inputs.shard, section ? section.view : view, section && recordPlatform(section)),
+  );
   const out = await driftOutcome(view, inputs, ctx, inputs.shard !== undefined, summary);
   return { ...out, recordFile };
 }

@@ -75,10 +75,16 @@ function annotationPlace(range: SourceRange, workspace: string): core.Annotation
  * Diagnostics as annotations (`::error file=…,line=…,col=…::`, `::warning file=…::`): an error as an
  * error titled "carte configuration problem", a warning as a warning titled "carte warning", each at
  * its file, line and column (and end, when known) with its words; one that concerns no place in a file
- * as a plain warning or error line (`Warning: …`). At most 50, escaped.
+ * as a plain warning or error line (`Warning: …`). At most 50, escaped. With `seen` (the runs of
+ * several platforms, which find the same problems of shared files), one already made is not repeated.
  */
-export function annotate(diagnostics: readonly Diagnostic[], workspace: string): void {
+export function annotate(diagnostics: readonly Diagnostic[], workspace: string, seen?: Set<string>): void {
   for (const d of diagnostics.slice(0, 50)) {
+    if (seen) {
+      const key = JSON.stringify([d.severity, diagnosticText(d), d.range?.file, d.range?.line, d.range?.col]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+    }
     const say = d.severity === "error" ? core.error : core.warning;
     if (d.range === undefined) {
       say(escapeTerminal(d.severity === "error" ? diagnosticText(d) : formatWarning(d)));

@@ -15,6 +15,10 @@ import { previewPlan } from "../preview-site.js";
 import { escapeTerminal } from "../render/escape.js";
 import type { PreviewNote } from "../render/markdown.js";
 import { runCarte } from "../run/run.js";
+import type { RunResult } from "../run/request.js";
+import { UsageError } from "../errors.js";
+import { platformNamed, platformsToRun, readActionPlatforms, type ActionPlatform } from "./platform-runs.js";
+import { sectionHeading } from "./platform-view.js";
 import { COMMENT_MARKER } from "./comment.js";
 import type { ActionContext } from "./context.js";
 import { gitHub, type ActionDeps, type ActionInputs } from "./inputs.js";
@@ -23,9 +27,13 @@ import {
   failureOf,
   maybeWriteRecord,
   planCommentBody,
+  ONE_PLATFORM_RECORD,
   recordOf,
+  recordPlatform,
+  sectionedView,
   summarizePlan,
   viewOf,
+  type PlanView,
 } from "./plan-view.js";
 import {
   artifactStorageMissing,
@@ -115,25 +123,34 @@ async function planPreview(
   return note;
 }
 
-/** `command: plan`. */
-export async function planCommand(
+/** The base of a pull request's plan, resolved once for every platform's run. */
+type ResolvedBase = Awaited<ReturnType<typeof resolveBase>>;
+
+/** One run of `plan` (of one platform of carte.yaml `platforms:`, or of a project without them). */
+interface PlanRun {
+  view: PlanView;
+  result: RunResult;
+}
+
+/**
+ * Plans one platform (`platform` undefined: a project without `platforms:`) and makes its view: the
+ * scope's base named as the user knows it, problems relative to the workspace and annotated, the
+ * base's unavailability said, and the menu preview of a pull request uploaded.
+ */
+async function planOne(
+  platform: string | undefined,
   inputs: ActionInputs,
-  ctx: ActionContext,
-  env: NodeJS.ProcessEnv,
-  summary: JobSummary,
-  deps: ActionDeps,
-): Promise<Outcome> {
-  const commit = ctx.pullRequest?.headSha ?? ctx.sha;
-  const base = await resolveBase(inputs, ctx, path.dirname(path.resolve(inputs.config)));
-  // `scope: changed` needs a base; without one the plan reads everything, and says why.
-  const scoped = inputs.scope === "changed" && base.ref !== undefined;
-  if (inputs.scope === "changed" && !scoped) {
-    core.warning(
-      escapeTerminal(
-        `input scope is changed, but there is no base to compare with (${base.unavailable ?? "input base is none, or this is not a pull request"}): every store is read`,
-      ),
-    );
-  }
+  where: {
+    ctx: ActionContext;
+    env: NodeJS.ProcessEnv;
+    deps: ActionDeps;
+    base: ResolvedBase;
+    scoped: boolean;
+    /** The annotations made by the platforms planned before: each is made once. */
+    annotated: Set<string>;
+  },
+): Promise<PlanRun> {
+  const { ctx, env, deps, base } = where;
   const result = await runCarte(
     {
       command: "plan",
@@ -145,17 +162,18 @@ export async function planCommand(
       secretsFile: inputs.secretsFile || undefined,
       base: base.ref,
       workspace: ctx.workspace,
-      ...(scoped ? { scope: "changed" as const } : {}),
+      ...(where.scoped ? { scope: "changed" as const } : {}),
+      ...(platform !== undefined ? { platform, rehearsal: inputs.rehearsal } : {}),
     },
     {
-      onWarning: (w) => annotate([w], ctx.workspace),
+      onWarning: (w) => annotate([w], ctx.workspace, where.annotated),
       onNote: (message) => core.notice(escapeTerminal(message)),
     },
   );
   // The scope names the base as the user knows it (the base branch), its commit apart.
   const scope = result.plan?.targeting?.scope;
   if (scope && base.name) scope.base = base.name;
-  const view = viewOf(result, commit, base.name);
+  const view = viewOf(result, ctx.pullRequest?.headSha ?? ctx.sha, base.name);
   if (view.problems) view.problems = relativeProblems(view.problems, ctx.workspace);
   if (!view.split && base.unavailable && view.plan) {
     view.split = {
@@ -167,18 +185,66 @@ export async function planCommand(
       unavailable: base.unavailable,
     };
   }
-  if (view.problems) annotate(view.problems.map(problemDiagnostic), ctx.workspace);
+  if (view.problems) annotate(view.problems.map(problemDiagnostic), ctx.workspace, where.annotated);
   if (inputs.preview !== "off" && ctx.pullRequest && view.plan && result.project) {
     const note = await planPreview(inputs.preview, view.plan, result.project, view.split, {
-      name: previewArtifactName(ctx, inputs.shard, result.stage ?? inputs.stage),
+      name: previewArtifactName(ctx, inputs.shard, result.stage ?? inputs.stage, platform),
       ctx,
       env,
       deps,
     });
     if (note) view.preview = [note];
   }
+  return { view, result };
+}
+
+/** `command: plan`. */
+export async function planCommand(
+  inputs: ActionInputs,
+  ctx: ActionContext,
+  env: NodeJS.ProcessEnv,
+  summary: JobSummary,
+  deps: ActionDeps,
+): Promise<Outcome> {
+  const commit = ctx.pullRequest?.headSha ?? ctx.sha;
+  const known = readActionPlatforms(inputs.config);
+  const platforms = platformsToRun(inputs.platforms, inputs.rehearsal, known, inputs.config);
+  if (platforms.length > 1 && (inputs.planOut || inputs.shard)) throw new UsageError(ONE_PLATFORM_RECORD);
+  const base = await resolveBase(inputs, ctx, path.dirname(path.resolve(inputs.config)));
+  // `scope: changed` needs a base; without one the plan reads everything, and says why.
+  const scoped = inputs.scope === "changed" && base.ref !== undefined;
+  if (inputs.scope === "changed" && !scoped) {
+    core.warning(
+      escapeTerminal(
+        `input scope is changed, but there is no base to compare with (${base.unavailable ?? "input base is none, or this is not a pull request"}): every store is read`,
+      ),
+    );
+  }
+  // One platform after the other: a platform that fails (its host down) fails its own section only.
+  const runs: (PlanRun & { platform: ActionPlatform })[] = [];
+  const annotated = new Set<string>();
+  for (const name of platforms) {
+    const run = await planOne(name, inputs, { ctx, env, deps, base, scoped, annotated });
+    runs.push({ ...run, platform: platformNamed(known, name ?? "") });
+  }
+  const view =
+    platforms[0] === undefined
+      ? runs[0]!.view
+      : sectionedView(
+          runs.map((r) => ({
+            name: r.platform.name,
+            heading: sectionHeading(r.platform, inputs.rehearsal, r.view.target),
+            view: r.view,
+            calls: r.result.calls,
+          })),
+          commit,
+        );
   // After the preview: the record carries its link to the report job of a sharded run.
-  const recordFile = await maybeWriteRecord(inputs, recordOf("plan", inputs.shard, view));
+  const section = view.sections?.length === 1 ? view.sections[0] : undefined;
+  const recordFile = await maybeWriteRecord(
+    inputs,
+    recordOf("plan", inputs.shard, section ? section.view : view, section && recordPlatform(section)),
+  );
   await summarizePlan(view, ctx, summary);
   // A shard's comment is the report job's: one comment for the whole run.
   const gh = gitHub(inputs, ctx);
@@ -196,6 +262,6 @@ export async function planCommand(
     plan: view.plan ?? undefined,
     failure: failureOf(view),
     recordFile,
-    annotated: !!view.problems?.length,
+    annotated: runs.some((r) => !!r.view.problems?.length),
   };
 }

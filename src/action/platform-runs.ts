@@ -24,6 +24,10 @@ import { PLATFORM_NAME } from "./inputs.js";
 export interface ActionPlatform {
   /** Its name (`co`). */
   name: string;
+  /** Its country (`CO`), when carte.yaml gives one of two capital letters. */
+  country?: string | undefined;
+  /** Its currency (`COP`), when carte.yaml gives one of three capital letters. */
+  currency?: string | undefined;
   /** Whether it has a development host (`development:`), where a rehearsal goes. */
   development: boolean;
   /** The variables of its credentials: production's, then the development host's. */
@@ -77,7 +81,17 @@ function platformOf(name: string, spec: unknown): ActionPlatform | undefined {
       ),
     );
   }
-  return { name, development: dev !== undefined, credentials };
+  const code = (key: string, pattern: RegExp) => {
+    const v = Object.hasOwn(s, key) ? s[key] : undefined;
+    return typeof v === "string" && pattern.test(v) ? v : undefined;
+  };
+  return {
+    name,
+    country: code("country", /^[A-Z]{2}$/),
+    currency: code("currency", /^[A-Z]{3}$/),
+    development: dev !== undefined,
+    credentials,
+  };
 }
 
 /**
@@ -122,6 +136,11 @@ export function maskCredentials(env: NodeJS.ProcessEnv, platforms: readonly Acti
     masked++;
   }
   return masked;
+}
+
+/** The platform of carte.yaml named `name` (read by the Action), or one of that name alone. */
+export function platformNamed(platforms: readonly ActionPlatform[], name: string): ActionPlatform {
+  return platforms.find((p) => p.name === name) ?? { name, development: false, credentials: [] };
 }
 
 /**

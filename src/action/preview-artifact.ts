@@ -59,17 +59,19 @@ export function artifactStorageMissing(env: NodeJS.ProcessEnv): string | undefin
 }
 
 /**
- * The artifact's name: `carte-preview`, with the stage, the shard and the run attempt after a first
- * one, so that each job of a run (and each re-run) uploads its own: an artifact's name is unique in a
+ * The artifact's name: `carte-preview`, with the platform, the stage, the shard and the run attempt
+ * after a first one, so that each job of a run (and each re-run) uploads its own: an artifact's name is unique in a
  * workflow run.
  */
 export function previewArtifactName(
   ctx: Pick<ActionContext, "runAttempt">,
   shard: { index: number; count: number } | undefined,
   stage: string | undefined,
+  platform?: string | undefined,
 ): string {
   return [
     "carte-preview",
+    ...(platform !== undefined && /^[a-z][a-z0-9-]{0,30}$/.test(platform) ? [`platform-${platform}`] : []),
     ...(stage !== undefined && /^[a-z][a-z0-9_-]{0,39}$/.test(stage) ? [`stage-${stage}`] : []),
     ...(shard ? [`shard-${shard.index}-of-${shard.count}`] : []),
     ...(ctx.runAttempt > 1 ? [`attempt-${ctx.runAttempt}`] : []),

@@ -18,6 +18,19 @@ import type { PreviewNote } from "../render/markdown.js";
 /** Version of the record format. */
 export const RECORD_VERSION = 1;
 
+/**
+ * The platform (country) of carte.yaml `platforms:` a run was of, so that the report job shows each
+ * platform as its own section.
+ */
+export interface RecordPlatform {
+  /** Its name in carte.yaml (`co`). */
+  name: string;
+  /** Its section's heading, raw text (renderers escape it). */
+  heading: string;
+  /** The run's calls to the platform and those answered 2xx, when it made a session. */
+  calls?: { calls: number; succeeded: number };
+}
+
 /** One run's record. */
 export interface RunRecord {
   carte: "run-record";
@@ -48,6 +61,11 @@ export interface RunRecord {
    * report job links every shard's. Added within version 1: absent in older records and in runs without one.
    */
   preview?: PreviewNote;
+  /**
+   * The platform of carte.yaml `platforms:` the run was of (the Action's input `platform`, one name).
+   * Added within version 1: absent in older records and in runs of a project without `platforms:`.
+   */
+  platform?: RecordPlatform;
 }
 
 /**
@@ -82,7 +100,11 @@ export async function readRecord(file: string): Promise<RunRecord> {
     (r.plan === null || (typeof r.plan === "object" && r.plan?.formatVersion === PLAN_FORMAT_VERSION)) &&
     (r.shard === null ||
       (typeof r.shard === "object" && Number.isInteger(r.shard?.index) && Number.isInteger(r.shard?.count)));
-  if (!ok || (r.preview !== undefined && !isPreviewNote(r.preview)))
+  if (
+    !ok ||
+    (r.preview !== undefined && !isPreviewNote(r.preview)) ||
+    (r.platform !== undefined && !isRecordPlatform(r.platform))
+  )
     throw new PlanFileError(`${file} is not a carte run record of version ${RECORD_VERSION}`);
   return r as RunRecord;
 }
@@ -101,6 +123,27 @@ function isPreviewNote(value: unknown): value is PreviewNote {
     text(n.url) &&
     text(n.failure) &&
     (n.url === undefined || /^https?:\/\//i.test(n.url as string))
+  );
+}
+
+/** Whether a value is a {@link RecordPlatform}: a platform's name, a heading of one line, counts. */
+function isRecordPlatform(value: unknown): value is RecordPlatform {
+  if (value === null || typeof value !== "object") return false;
+  const p = value as Record<string, unknown>;
+  const c = p.calls as Record<string, unknown> | undefined;
+  const count = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+  return (
+    typeof p.name === "string" &&
+    /^[a-z][a-z0-9-]{0,30}$/.test(p.name) &&
+    typeof p.heading === "string" &&
+    p.heading.length <= MAX_PREVIEW_TEXT &&
+    !/[\r\n]/.test(p.heading) &&
+    (c === undefined ||
+      (c !== null &&
+        typeof c === "object" &&
+        count(c.calls) &&
+        count(c.succeeded) &&
+        (c.succeeded as number) <= (c.calls as number)))
   );
 }
 
