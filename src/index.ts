@@ -34,7 +34,7 @@ export type { ApplyRequest, PlanRequest, RunHooks, RunRequest, RunResult } from 
  * worst exit code.
  */
 export { runEachPlatform, worstExitCode } from "./run/each-platform.js";
-export type { EachPlatformRequest, EachPlatformResult, PlatformRun } from "./run/each-platform.js";
+export type { EachPlatformRequest, EachPlatformResult, PlatformRun, RunPlace } from "./run/each-platform.js";
 
 // ---- loading a project ------------------------------------------------------------------------------
 

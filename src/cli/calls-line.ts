@@ -7,8 +7,9 @@ import type { CliIo } from "./io.js";
 
 /**
  * Writes "N calls to the platform, R % succeeded." on stderr, so that the plan, report or export on
- * stdout stays as it was. Nothing with `quiet`.
+ * stdout stays as it was; for a platform of carte.yaml `platforms:`, "co: N calls to the platform, R %
+ * succeeded.". Nothing with `quiet`.
  */
-export function writeCallsLine(calls: CallCounts, io: CliIo, quiet = false): void {
-  if (!quiet) io.err(`${describeCalls(calls)}.\n`);
+export function writeCallsLine(calls: CallCounts, io: CliIo, quiet = false, platform?: string): void {
+  if (!quiet) io.err(`${describeCalls(calls, platform)}.\n`);
 }

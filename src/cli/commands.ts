@@ -26,11 +26,25 @@ import { renderText } from "../render/text.js";
 import { renderPlannedStagesText, renderStageScopeText } from "../render/rollout-headings.js";
 import type { StageOutcome } from "../apply/rollout.js";
 import { describeHolder } from "../run/lock.js";
-import { runCarte } from "../run/run.js";
+import { runEachPlatform, type PlatformRun, type RunPlace } from "../run/each-platform.js";
+import { platformLoad } from "../run/step-load.js";
+import { renderError } from "../render/error.js";
+import {
+  platformHeadingMarkdown,
+  platformHeadingText,
+  type PlatformSection,
+} from "../render/platform-heading.js";
+import {
+  eachPlatformSection,
+  failedPlatforms,
+  sectionOf,
+  type PlatformChoice,
+  type PlatformScope,
+} from "./platform-sections.js";
 import { type RunHooks, type RunResult } from "../run/request.js";
 import { writeCallsLine } from "./calls-line.js";
 import { describeTarget, embeddedCountry, embeddedHolidays } from "../run/session.js";
-import { escapeLines, escapeTerminal } from "../render/escape.js";
+import { escapeFence, escapeLines, escapeTerminal, jsonSafe } from "../render/escape.js";
 import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
 import { discardingSink, lostSecretsMessage, resolveSecretSink } from "../run/secrets.js";
 import { printWarnings, useColor, type CliIo } from "./io.js";
@@ -55,6 +69,10 @@ export interface RunCommand {
   stage?: string | undefined;
   /** `--show-calls`: list the plan's API calls in order in the text view, not only their count. */
   showCalls?: boolean | undefined;
+  /** `--platform NAME` (repeatable): these platforms of carte.yaml `platforms:` only; none: each in turn. */
+  platforms?: string[] | undefined;
+  /** `--rehearsal`: on the platforms' development hosts, with their test stores. */
+  rehearsal?: boolean | undefined;
 }
 
 /** Options of `carte plan`. */
@@ -82,6 +100,8 @@ export function runRequest(opts: RunCommand, io: CliIo) {
     force: opts.force,
     shard: opts.shard,
     stage: opts.stage,
+    platforms: opts.platforms,
+    rehearsal: opts.rehearsal,
   };
 }
 
@@ -144,9 +164,10 @@ async function refusalOnce(
   plan: Plan | undefined,
   config: string,
   io: CliIo,
+  scope: PlatformScope = {},
 ): Promise<unknown> {
   if (!(err instanceof UnsafePlanError) || !plan) return err;
-  const sites = await priceSites(plan, config, io);
+  const sites = await priceSites(plan, config, io, scope);
   const lines = err.message.split("\n");
   const listed = listsRefusal(plan) && lines.length >= 3;
   const head = listed ? `${lines[0]!.replace(/:$/, " (listed above).")} ${lines.at(-1)!}` : err.message;
@@ -161,13 +182,13 @@ const PRICE_SITES_NAMED = 10;
  * (`catalogs/shared.yaml:10:12: item[PIZZA-MARGHERITA] price (stores "a", "b")`), from the files
  * loaded again with the sources of each value (as `carte explain`); "" when the guard refused no price.
  */
-async function priceSites(plan: Plan, config: string, io: CliIo): Promise<string> {
+async function priceSites(plan: Plan, config: string, io: CliIo, scope: PlatformScope): Promise<string> {
   const refused = plan.safety.violations.filter(
     (v) => v.guard === "max_price_change_percent" && v.store && v.prices,
   );
   if (refused.length === 0) return "";
   const now = clockFromEnv(io.env);
-  const project = await loadProject(config, { explain: true, ...(now ? { now } : {}) });
+  const project = await loadProject(config, { explain: true, ...(now ? { now } : {}), ...scope });
   const sites = new Map<string, { what: string; stores: string[] }>();
   for (const v of refused) {
     const store = v.store!;
@@ -205,22 +226,112 @@ function listsRefusal(plan: { safety: { ok: boolean; override?: unknown } }): bo
   return !plan.safety.ok && plan.safety.override === undefined;
 }
 
-/** `carte plan`: the shared path (src/run/run.ts) with `command: "plan"`, rendered in the chosen format. */
 /**
  * Writes the run's calls to the platform and their success rate, the measure the platform's terms bound
- * (docs/platform-api.md §1), on stderr: the plan or report on stdout stays as it was.
+ * (docs/platform-api.md §1), on stderr: the plan or report on stdout stays as it was. A platform of
+ * carte.yaml `platforms:` has its own line, headed by its name.
  */
-function reportCalls(result: RunResult, quiet: boolean, io: CliIo): void {
-  if (result.calls !== undefined) writeCallsLine(result.calls, io, quiet);
+function reportCalls(result: RunResult, quiet: boolean, io: CliIo, platform?: string): void {
+  if (result.calls !== undefined) writeCallsLine(result.calls, io, quiet, platform);
 }
 
+/** What a platform's run showed: the plan as text (whose refusal is then not listed again), its target. */
+interface Shown {
+  plan?: Plan | undefined;
+  target?: string | undefined;
+  headed?: boolean;
+}
+
+/** The heading of a platform's section in a plan's format: none in JSON (the plan names its platform). */
+function headSection(
+  format: PlanCommand["format"],
+  section: PlatformSection,
+  place: RunPlace,
+  io: CliIo,
+  shown: Shown,
+): void {
+  shown.headed = true;
+  if (format === "markdown") io.out(platformHeadingMarkdown(section));
+  else if (format === "text") io.out(platformHeadingText(section, place.index === 0));
+}
+
+/**
+ * The end of a platform's section in a run of several: its calls line, and what failed, in its section
+ * (the heading first when it did not load); the plan JSON of each platform is kept for the one document.
+ */
+async function endSection(
+  run: PlatformRun,
+  place: RunPlace,
+  ctx: { opts: RunCommand & { format: PlanCommand["format"] }; io: CliIo; shown: Shown; json: unknown[] },
+): Promise<void> {
+  const { opts, io, shown } = ctx;
+  const { name, result } = run;
+  reportCalls(result, opts.quiet, io, name);
+  if (opts.format === "json") {
+    const plan = result.plan ? (JSON.parse(renderJson(result.plan)) as unknown) : undefined;
+    const error = result.error === undefined ? undefined : renderError(result.error).replace(/^Error: /, "");
+    ctx.json.push({ platform: name, ...(plan ? { plan } : {}), ...(error !== undefined ? { error } : {}) });
+    return;
+  }
+  if (result.error === undefined) return;
+  if (!shown.headed) headSection(opts.format, { name: name! }, place, io, shown);
+  const err = await refusalOnce(result.error, shown.plan, opts.config, io, scopeOf(name, opts.rehearsal));
+  const text = renderError(err);
+  io.out(opts.format === "markdown" ? `\`\`\`text\n${escapeFence(text)}\n\`\`\`\n` : `${text}\n`);
+}
+
+/** The load scope of a platform's run, for the loads the CLI makes again (the refused prices' places). */
+function scopeOf(name: string | undefined, rehearsal: boolean | undefined): PlatformScope {
+  return name === undefined ? {} : platformLoad({ platform: name, rehearsal });
+}
+
+/** The hooks of one platform's plan: its section's heading, the plan in the chosen format. */
+function planHooks(
+  opts: PlanCommand,
+  io: CliIo,
+  progress: Progress,
+  name: string | undefined,
+  place: RunPlace,
+  shown: Shown,
+): RunHooks {
+  return {
+    ...progressHooks(progress, io),
+    onProject: (project, target) => {
+      if (name === undefined) return;
+      progress.stop();
+      headSection(
+        opts.format,
+        { name, ...sectionOf(project), target: describeTarget(target) },
+        place,
+        io,
+        shown,
+      );
+    },
+    onPlan: (plan, info) => {
+      progress.stop();
+      shown.target = describeTarget(info.target);
+      // Several platforms in JSON: one document of them all, once they ran (endSection).
+      if (opts.format === "json" && place.of > 1) return;
+      const now = clockFromEnv(io.env);
+      const color = useColor(opts.color, io);
+      io.out(render(plan, opts.format, color, info.base, shown.target, opts.showCalls, now));
+      if (opts.format === "text") io.out(stagesText(plan, info.stages));
+      shown.plan = opts.format === "text" ? plan : undefined;
+    },
+  };
+}
+
+/**
+ * `carte plan`: the shared path (src/run/run.ts) with `command: "plan"`, rendered in the chosen format;
+ * for a project of several platforms (carte.yaml `platforms:`), each platform chosen in its own section
+ * (src/run/each-platform.ts), the exit code the worst of theirs.
+ */
 export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
-  /** The plan shown as text, whose refusal by the guards the error then does not list again. */
-  let shown: Plan | undefined;
-  let target: string | undefined;
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.format !== "text" }));
+  const shown = new Map<string | undefined, Shown>();
+  const json: unknown[] = [];
   try {
-    const result = await runCarte(
+    const each = await runEachPlatform(
       {
         ...runRequest(opts, io),
         command: "plan",
@@ -230,44 +341,43 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
         secretsFile: opts.secretsFile,
         // Only a saved plan and the JSON view carry the checksums; the other views do without them.
         checksums: opts.format === "json" || opts.out !== undefined,
+        saves: opts.out !== undefined,
       },
-      {
-        ...progressHooks(progress, io),
-        onPlan: (plan, info) => {
-          progress.stop();
-          io.out(
-            render(
-              plan,
-              opts.format,
-              useColor(opts.color, io),
-              info.base,
-              describeTarget(info.target),
-              opts.showCalls,
-              clockFromEnv(io.env),
-            ),
-          );
-          if (opts.format === "text") io.out(stagesText(plan, info.stages));
-          shown = opts.format === "text" ? plan : undefined;
-          target = describeTarget(info.target);
-        },
+      (name, place) => {
+        const seen: Shown = {};
+        shown.set(name, seen);
+        return planHooks(opts, io, progress, name, place, seen);
       },
+      (run, place) =>
+        place.of > 1 ? endSection(run, place, { opts, io, shown: shown.get(run.name)!, json }) : undefined,
     );
-    reportCalls(result, opts.quiet, io);
-    if (result.error !== undefined) throw await refusalOnce(result.error, shown, opts.config, io);
-    if (opts.out && result.plan) {
-      // Where it was made, for `carte show`.
-      if (target !== undefined) result.plan.target = target;
-      await writePlanFile(opts.out, result.plan);
-      if (!opts.quiet) {
-        io.err(
-          escapeTerminal(`Saved the plan to ${opts.out}. Apply it with: carte apply ${opts.out}`) + "\n",
-        );
-      }
-    }
-    return result.exitCode;
+    if (each.error !== undefined) throw each.error;
+    if (each.runs.length === 1) return await onePlan(each.runs[0]!, shown.get(each.runs[0]!.name)!, opts, io);
+    if (opts.format === "json") io.out(jsonSafe(JSON.stringify({ platforms: json }, null, 2)) + "\n");
+    const failed = each.runs.filter((r) => r.result.error !== undefined).map((r) => r.name!);
+    if (failed.length > 0) io.err(`${failedPlatforms(failed, each.runs.length)}\n`);
+    return each.exitCode;
   } finally {
     progress.stop();
   }
+}
+
+/** The end of a plan of one platform: its calls, its error, the plan saved with `--out`. */
+async function onePlan(run: PlatformRun, shown: Shown, opts: PlanCommand, io: CliIo): Promise<number> {
+  const { name, result } = run;
+  reportCalls(result, opts.quiet, io, name);
+  if (result.error !== undefined) {
+    throw await refusalOnce(result.error, shown.plan, opts.config, io, scopeOf(name, opts.rehearsal));
+  }
+  if (opts.out && result.plan) {
+    // Where it was made, for `carte show`.
+    if (shown.target !== undefined) result.plan.target = shown.target;
+    await writePlanFile(opts.out, result.plan);
+    if (!opts.quiet) {
+      io.err(escapeTerminal(`Saved the plan to ${opts.out}. Apply it with: carte apply ${opts.out}`) + "\n");
+    }
+  }
+  return result.exitCode;
 }
 
 /** Options of `carte apply`. */
@@ -287,12 +397,11 @@ export interface ApplyCommand extends RunCommand {
  * warning naming the event when none is configured), and prints the report (text or `--json`).
  */
 export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
-  /** The plan shown as text, whose refusal by the guards the error then does not list again. */
-  let shown: Plan | undefined;
-  const color = useColor(opts.color, io);
   const progress = createProgress(io, progressMode(io, { quiet: opts.quiet, json: opts.json }));
+  const shown = new Map<string | undefined, Shown>();
+  const json: unknown[] = [];
   try {
-    const result = await runCarte(
+    const each = await runEachPlatform(
       {
         ...runRequest(opts, io),
         command: "apply",
@@ -309,65 +418,135 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
             out: io.out,
           }) ?? discardingSink((message) => io.err(escapeTerminal(message) + "\n")),
       },
-      {
-        ...progressHooks(progress, io),
-        onReplan: (stale) =>
-          io.err(
-            escapeTerminal(
-              `The saved plan is stale (${stale.message.split(";")[0]}); planning again as --replan asks.`,
-            ) + "\n",
-          ),
-        onLockWait: (holder) =>
-          io.err(
-            `Waiting for another carte apply of the same stores to end (${describeHolder(holder)}); ` +
-              `--timeout bounds the wait.\n`,
-          ),
-        onRefLockWait: (lock, settings) =>
-          io.err(
-            escapeTerminal(
-              `Waiting for another carte apply to release the lock ${lockName(settings)} ` +
-                `(${describeRefHolder(lock)}); --timeout bounds the wait.`,
-            ) + "\n",
-          ),
-        onPlan: (plan, info) => {
-          progress.stop();
-          if (plan.alreadyApplied)
-            io.err(
-              escapeTerminal(
-                `The platform already matches ${opts.planFile ?? "this plan"} (it was applied since it was saved); nothing to apply.`,
-              ) + "\n",
-            );
-          if (!opts.json)
-            io.out(
-              renderText(plan, {
-                color,
-                target: describeTarget(info.target),
-                showCalls: opts.showCalls,
-                now: clockFromEnv(io.env),
-              }),
-            );
-          if (!opts.json) io.out(stagesText(plan, info.stages));
-          shown = opts.json ? undefined : plan;
-        },
-        ...(opts.autoApprove ? {} : { confirm: () => confirmApply(io) }),
+      (name, place) => {
+        const seen: Shown = {};
+        shown.set(name, seen);
+        return applyHooks(opts, io, progress, { name, place, shown: seen });
+      },
+      async (run, place) => {
+        progress.stop();
+        if (place.of === 1) return;
+        const format = opts.json ? "json" : "text";
+        await endSection(run, place, {
+          opts: { ...opts, format },
+          io,
+          shown: shown.get(run.name)!,
+          json: [],
+        });
+        if (opts.json) json.push(applyJson(run));
+        else applyOutcome(run, opts, io);
       },
     );
-    progress.stop();
-    reportCalls(result, opts.quiet, io);
-    if (result.error !== undefined) throw await refusalOnce(result.error, shown, opts.config, io);
-    if (result.cancelled) io.err("Apply cancelled.\n");
-    if (result.plan && !result.cancelled) {
-      if (opts.json) io.out(renderReportJson(result.plan, result.report, result.calls));
-      else if (result.report) {
-        const target = result.target && describeTarget(result.target);
-        io.out(renderReport(result.plan, result.report, result.applyMs ?? 0, target));
+    if (each.error !== undefined) throw each.error;
+    if (each.runs.length === 1) {
+      const run = each.runs[0]!;
+      reportCalls(run.result, opts.quiet, io, run.name);
+      const { error } = run.result;
+      const scope = scopeOf(run.name, opts.rehearsal);
+      if (error !== undefined)
+        throw await refusalOnce(error, shown.get(run.name)!.plan, opts.config, io, scope);
+      if (opts.json && run.result.plan && !run.result.cancelled) {
+        io.out(renderReportJson(run.result.plan, run.result.report, run.result.calls));
       }
+      applyOutcome(run, opts, io);
+      return run.result.exitCode;
     }
-    if (result.lostSecrets) io.err(`${escapeLines(`Error: ${lostSecretsMessage(result.lostSecrets)}`)}\n`);
-    return result.exitCode;
+    if (opts.json) io.out(jsonSafe(JSON.stringify({ platforms: json }, null, 2)) + "\n");
+    const failed = each.runs.filter((r) => r.result.error !== undefined).map((r) => r.name!);
+    if (failed.length > 0) io.err(`${failedPlatforms(failed, each.runs.length)}\n`);
+    return each.exitCode;
   } finally {
     progress.stop();
   }
+}
+
+/** A platform's apply in `apply --json` of several platforms: its report, or its error. */
+function applyJson(run: PlatformRun): unknown {
+  const { name, result } = run;
+  const report =
+    result.plan && !result.cancelled
+      ? (JSON.parse(renderReportJson(result.plan, result.report, result.calls)) as Record<string, unknown>)
+      : {};
+  const error = result.error === undefined ? undefined : renderError(result.error).replace(/^Error: /, "");
+  return {
+    platform: name,
+    exitCode: result.exitCode,
+    ...report,
+    ...(result.cancelled ? { cancelled: true } : {}),
+    ...(error !== undefined ? { error } : {}),
+  };
+}
+
+/** What an apply did, after its plan: cancelled, its report (text), the webhook secrets it lost. */
+function applyOutcome(run: PlatformRun, opts: ApplyCommand, io: CliIo): void {
+  const { result } = run;
+  if (result.error !== undefined) return;
+  if (result.cancelled) io.err("Apply cancelled.\n");
+  if (result.plan && !result.cancelled && !opts.json && result.report) {
+    const target = result.target && describeTarget(result.target);
+    io.out(renderReport(result.plan, result.report, result.applyMs ?? 0, target));
+  }
+  if (result.lostSecrets) io.err(`${escapeLines(`Error: ${lostSecretsMessage(result.lostSecrets)}`)}\n`);
+}
+
+/** The hooks of one platform's apply: its section's heading, the plan, the waits, the confirmation. */
+function applyHooks(
+  opts: ApplyCommand,
+  io: CliIo,
+  progress: Progress,
+  at: { name: string | undefined; place: RunPlace; shown: Shown },
+): RunHooks {
+  const { name, place, shown } = at;
+  const format = opts.json ? "json" : "text";
+  return {
+    ...progressHooks(progress, io),
+    onProject: (project, target) => {
+      if (name === undefined) return;
+      progress.stop();
+      headSection(format, { name, ...sectionOf(project), target: describeTarget(target) }, place, io, shown);
+    },
+    onReplan: (stale) =>
+      io.err(
+        escapeTerminal(
+          `The saved plan is stale (${stale.message.split(";")[0]}); planning again as --replan asks.`,
+        ) + "\n",
+      ),
+    onLockWait: (holder) =>
+      io.err(
+        `Waiting for another carte apply of the same stores to end (${describeHolder(holder)}); ` +
+          `--timeout bounds the wait.\n`,
+      ),
+    onRefLockWait: (lock, settings) =>
+      io.err(
+        escapeTerminal(
+          `Waiting for another carte apply to release the lock ${lockName(settings)} ` +
+            `(${describeRefHolder(lock)}); --timeout bounds the wait.`,
+        ) + "\n",
+      ),
+    onPlan: (plan, info) => {
+      progress.stop();
+      if (plan.alreadyApplied)
+        io.err(
+          escapeTerminal(
+            `The platform already matches ${opts.planFile ?? "this plan"} (it was applied since it was saved); nothing to apply.`,
+          ) + "\n",
+        );
+      if (!opts.json) {
+        const target = describeTarget(info.target);
+        io.out(
+          renderText(plan, {
+            color: useColor(opts.color, io),
+            target,
+            showCalls: opts.showCalls,
+            now: clockFromEnv(io.env),
+          }),
+        );
+        io.out(stagesText(plan, info.stages));
+      }
+      shown.plan = opts.json ? undefined : plan;
+    },
+    ...(opts.autoApprove ? {} : { confirm: () => confirmApply(io) }),
+  };
 }
 
 /**
@@ -385,19 +564,30 @@ async function confirmApply(io: CliIo): Promise<boolean> {
 }
 
 /** Loads the project and prints its warnings (they are repeated on every run, on standard error). */
-async function load(config: string, io: CliIo): Promise<LoadedProject> {
+async function load(config: string, io: CliIo, scope: PlatformScope = {}): Promise<LoadedProject> {
   const now = clockFromEnv(io.env);
-  const project = await loadProject(config, now ? { now } : {});
+  const project = await loadProject(config, { ...(now ? { now } : {}), ...scope });
   printWarnings(project.warnings, io);
   return project;
 }
 
-/** `carte validate`. */
+/**
+ * `carte validate`: the files of each platform chosen (carte.yaml `platforms:`, `--platform`,
+ * `--rehearsal`), each in its section; a project of one platform as ever.
+ */
 export async function runValidate(
-  opts: { config: string; color: boolean | undefined },
+  opts: { config: string; color: boolean | undefined } & PlatformChoice,
   io: CliIo,
 ): Promise<number> {
-  const project = await load(opts.config, io);
+  return eachPlatformSection(opts.config, opts, io, async (scope, _name, heading) => {
+    const project = await load(opts.config, io, scope);
+    heading(project);
+    return validateProject(project, io);
+  });
+}
+
+/** `carte validate` of one loaded project: the embedded emulator's holidays, then the counts. */
+function validateProject(project: LoadedProject, io: CliIo): number {
   // The embedded emulator's holidays are known offline; a real platform's are known only once read.
   if (!project.platform) {
     const problems = holidayDateProblems(

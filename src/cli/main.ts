@@ -33,6 +33,7 @@ import { SEGMENT_NAMES, type SegmentName } from "../kinds/registry.js";
 import { DEFAULT_PARALLELISM } from "../platform/client.js";
 import { reportError, type CliIo } from "./io.js";
 import { checkParallelism } from "./option-checks.js";
+import { platformChoice, platformFlags } from "./platform-sections.js";
 import { escapeLines } from "../render/escape.js";
 
 const EPILOGUE = `Exit codes:
@@ -42,8 +43,10 @@ const EPILOGUE = `Exit codes:
      import could not write the live state exactly (what the files cannot express, --merge conflicts)
   3  refused by a safety guard
 
-Credentials come from CARTE_CLIENT_ID and CARTE_CLIENT_SECRET. Without a platform address in
-carte.yaml, carte runs against its embedded emulator. CARTE_NOW (an ISO 8601 time with offset) sets
+Credentials come from CARTE_CLIENT_ID and CARTE_CLIENT_SECRET, or, for each platform of carte.yaml
+platforms:, from the variables it names (default CARTE_<NAME>_CLIENT_ID). Without a platform address
+in carte.yaml, carte runs against its embedded emulator. A project of several platforms runs each in
+turn (--platform NAME: that one only). CARTE_NOW (an ISO 8601 time with offset) sets
 the clock time-bound entries are judged against (until:, dated special days, prices from:).`;
 
 /**
@@ -157,7 +160,7 @@ const KINDS = SEGMENT_NAMES;
 
 /** The flags `plan` and `apply` share: targeting, guards, concurrency, output. */
 function runFlags<T>(y: Argv<T>) {
-  return y
+  return platformFlags(y)
     .option("store", {
       type: "string",
       array: true,
@@ -242,6 +245,8 @@ function runCommand(a: {
   shard?: string | undefined;
   stage?: string | undefined;
   "show-calls": boolean;
+  platform?: string[];
+  rehearsal?: boolean;
 }): RunCommand {
   return {
     config: a.config,
@@ -256,6 +261,7 @@ function runCommand(a: {
     shard: a.shard !== undefined ? parseShard(String(a.shard)) : undefined,
     stage: a.stage,
     showCalls: a["show-calls"],
+    ...platformChoice(a),
   };
 }
 
@@ -516,9 +522,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command(
       "validate",
       "Check the files without calling the platform",
-      (y) => y,
+      (y) => platformFlags(y),
       async (args) => {
-        code = await runValidate({ config: args.config, color: args.color }, io);
+        code = await runValidate({ config: args.config, color: args.color, ...platformChoice(args) }, io);
       },
     )
     .command(

@@ -10,13 +10,25 @@ import type { Argv, CommandModule } from "yargs";
 import { loadProject } from "../config/index.js";
 import { clockFromEnv } from "../time/clock.js";
 import { carteManifest } from "../config/version.js";
-import { ExitCode } from "../errors.js";
 import { initProject } from "../init.js";
 import { readPlanToShow } from "../plan/file.js";
 import { escapeTerminal } from "../render/escape.js";
 import { renderStatusJson, renderStatusText } from "../render/status-view.js";
 import { describeTarget, openSession, runTarget } from "../run/session.js";
-import { projectStatus, type StoreStatus } from "../status.js";
+import { projectStatus, type ProjectStatus, type StoreStatus } from "../status.js";
+import type { LoadedProject } from "../config/index.js";
+import { ExitCode, exitCodeFor } from "../errors.js";
+import { renderError } from "../render/error.js";
+import { jsonSafe } from "../render/escape.js";
+import { choosePlatforms, worstExitCode } from "../run/each-platform.js";
+import { platformLoad } from "../run/step-load.js";
+import {
+  eachPlatformSection,
+  platformChoice,
+  platformFlags,
+  type PlatformChoice,
+  type PlatformScope,
+} from "./platform-sections.js";
 import { SHOW_CALLS_OPTION, render } from "./commands.js";
 import { printWarnings, useColor, type CliIo } from "./io.js";
 import { writeCallsLine } from "./calls-line.js";
@@ -94,26 +106,64 @@ export async function runInit(
   return ExitCode.ok;
 }
 
-/** `carte status`: the stores of the client on the platform, and which file manages each. */
+/**
+ * `carte status`: the stores of the client on the platform, and which file manages each; for a project
+ * of several platforms (carte.yaml `platforms:`), each platform chosen in its own section (`--json`:
+ * one document, `{"platforms": [{"platform": NAME, ...status}]}`), the exit code the worst.
+ */
 export async function runStatus(
-  opts: { config: string; json: boolean; timeoutMs?: number },
+  opts: { config: string; json: boolean; timeoutMs?: number } & PlatformChoice,
   io: CliIo,
 ): Promise<number> {
-  const project = await loadProject(opts.config, { explain: true });
+  const names = await choosePlatforms(opts.config, opts.platforms, opts.rehearsal);
+  if (!opts.json || names.length === 1) {
+    return eachPlatformSection(opts.config, opts, io, async (scope, name, heading) => {
+      const { code, status, target } = await statusOf(opts.config, scope, name, io);
+      if (!opts.json) heading(status.project, target);
+      io.out(opts.json ? renderStatusJson(status.status) : renderStatusText(status.status, `the ${target}`));
+      return code;
+    });
+  }
+  const platforms: unknown[] = [];
+  const codes: number[] = [];
+  for (const name of names) {
+    try {
+      const { code, status } = await statusOf(
+        opts.config,
+        platformLoad({ platform: name, rehearsal: opts.rehearsal }),
+        name,
+        io,
+      );
+      platforms.push({ platform: name, ...(JSON.parse(renderStatusJson(status.status)) as object) });
+      codes.push(code);
+    } catch (err) {
+      platforms.push({ platform: name, error: renderError(err).replace(/^Error: /, "") });
+      codes.push(exitCodeFor(err));
+    }
+  }
+  io.out(jsonSafe(JSON.stringify({ platforms }, null, 2)) + "\n");
+  return worstExitCode(codes);
+}
+
+/** One platform's status (or the project's, without `platforms:`), its exit code and its target. */
+async function statusOf(
+  config: string,
+  scope: PlatformScope,
+  name: string | undefined,
+  io: CliIo,
+): Promise<{ code: number; status: { project: LoadedProject; status: ProjectStatus }; target: string }> {
+  const project = await loadProject(config, { explain: true, ...scope });
   printWarnings(project.warnings, io);
   const files = new Map<string, string>();
   for (const [key, s] of project.sources ?? []) files.set(key, s.storeFile.file);
   const session = await openSession(project, { env: io.env });
   try {
     const status = await projectStatus(project, session, files);
-    if (opts.json) io.out(renderStatusJson(status));
-    else {
-      io.out(renderStatusText(status, `the ${describeTarget(runTarget(project))}`));
-    }
     const wrong = (s: StoreStatus) => s.pairing === "wrong" || s.pairing === "unknown";
-    return status.stores.some((s) => s.state === "missing" || wrong(s)) ? ExitCode.error : ExitCode.ok;
+    const code = status.stores.some((s) => s.state === "missing" || wrong(s)) ? ExitCode.error : ExitCode.ok;
+    return { code, status: { project, status }, target: describeTarget(runTarget(project)) };
   } finally {
-    writeCallsLine(session.client.calls.counts(), io);
+    writeCallsLine(session.client.calls.counts(), io, false, name);
     await session.close();
   }
 }
@@ -189,10 +239,19 @@ export function projectCommands(io: CliIo, setCode: (code: number) => void): Com
       describe:
         "List the client's stores on the platform and the file that manages each (unmanaged, missing)",
       builder: (y: Argv) =>
-        y.option("json", { type: "boolean", default: false, describe: "Print the status as JSON" }),
+        platformFlags(y).option("json", {
+          type: "boolean",
+          default: false,
+          describe: "Print the status as JSON",
+        }),
       handler: async (args) => {
         const a = args as unknown as { config: string; json: boolean };
-        setCode(await runStatus({ config: a.config, json: a.json }, io));
+        setCode(
+          await runStatus(
+            { config: a.config, json: a.json, ...platformChoice(args as { platform?: unknown }) },
+            io,
+          ),
+        );
       },
     },
   ];

@@ -138,11 +138,16 @@ function percent(share: number): string {
   return `${(Math.floor(share * 1000 + 1e-9) / 10).toFixed(1)} %`;
 }
 
-/** One line of a run's report, e.g. "412 calls to the platform, 99.5 % succeeded". */
-export function describeCalls(c: CallCount): string {
-  if (c.calls === 0) return "no calls to the platform";
+/**
+ * One line of a run's report, e.g. "412 calls to the platform, 99.5 % succeeded"; of one platform of
+ * carte.yaml `platforms:` (each its own client, its own rate, as the platform of each country counts
+ * them), headed by its name: "co: 412 calls to the platform, 99.5 % succeeded".
+ */
+export function describeCalls(c: CallCount, platform?: string): string {
+  const head = platform === undefined ? "" : `${platform}: `;
+  if (c.calls === 0) return `${head}no calls to the platform`;
   const noun = c.calls === 1 ? "call" : "calls";
-  return `${c.calls} ${noun} to the platform, ${percent(c.succeeded / c.calls)} succeeded`;
+  return `${head}${c.calls} ${noun} to the platform, ${percent(c.succeeded / c.calls)} succeeded`;
 }
 
 /**

@@ -10,6 +10,7 @@
 
 import { readFile } from "node:fs/promises";
 import { parse } from "yaml";
+import { readPlatformNames } from "../config/index.js";
 import { CommandLineError, ExitCode, exitCodeFor, PlanFileError } from "../errors.js";
 import { readPlanFile } from "../plan/file.js";
 import { quote } from "../source/quote.js";
@@ -23,6 +24,12 @@ export interface PlatformRun {
   name: string | undefined;
   /** Its run's result: its plan, report, calls, exit code, or the error that ended it. */
   result: RunResult;
+}
+
+/** Where a platform's run comes among those of {@link runEachPlatform}: its index, of how many. */
+export interface RunPlace {
+  index: number;
+  of: number;
 }
 
 /** What {@link runEachPlatform} gives back. */
@@ -48,6 +55,8 @@ export type EachPlatformRequest = RunRequest & {
    * Absent or empty: every platform (with `rehearsal`, every one that has a development host).
    */
   platforms?: readonly string[] | undefined;
+  /** The plan is saved to a file (`carte plan --out`): a plan of one platform only. */
+  saves?: boolean | undefined;
 };
 
 /**
@@ -71,24 +80,19 @@ export function worstExitCode(codes: readonly number[]): number {
   return worst;
 }
 
-/** Most bytes of carte.yaml read for its platforms' names; a larger file is left to the loader. */
+/** Most bytes of carte.yaml read for its platforms' development hosts; a larger file is left to the loader. */
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
 /**
- * The names of carte.yaml `platforms:`, in the order written (with `rehearsal`, those with a
- * `development:` section only); `[]` without `platforms:`, or when the file does not parse (the
- * loader then says where it is wrong).
+ * The platforms of carte.yaml `platforms:` that have a development host (`development:`), among
+ * `names`, in their order: those a rehearsal without `--platform` goes through. A file that does not
+ * parse here has none (the loader then says where it is wrong).
  */
-export async function platformNames(config: string, rehearsal: boolean): Promise<string[]> {
-  let text: string;
-  try {
-    text = await readFile(config, "utf8");
-  } catch {
-    return [];
-  }
-  if (text.length > MAX_CONFIG_BYTES) return [];
+async function withDevelopment(config: string, names: readonly string[]): Promise<string[]> {
   let doc: unknown;
   try {
+    const text = await readFile(config, "utf8");
+    if (text.length > MAX_CONFIG_BYTES) return [];
     doc = parse(text, { maxAliasCount: 100 });
   } catch {
     return [];
@@ -97,32 +101,36 @@ export async function platformNames(config: string, rehearsal: boolean): Promise
     typeof v === "object" && v !== null && !Array.isArray(v);
   if (!isRecord(doc) || !Object.hasOwn(doc, "platforms") || !isRecord(doc.platforms)) return [];
   const platforms = doc.platforms;
-  return Object.keys(platforms).filter((name) => {
-    if (!/^[a-z][a-z0-9-]{0,30}$/.test(name)) return false;
-    const spec = platforms[name];
-    return !rehearsal || (isRecord(spec) && Object.hasOwn(spec, "development"));
+  return names.filter((name) => {
+    const spec = Object.hasOwn(platforms, name) ? platforms[name] : undefined;
+    return isRecord(spec) && Object.hasOwn(spec, "development") && isRecord(spec.development);
   });
 }
 
 /**
- * The platforms a request runs, in order: those asked, each checked against carte.yaml's, or every
- * one; `[undefined]` for a project of one platform.
+ * The platforms a command goes through, in order: those asked (`--platform`), each checked against
+ * carte.yaml's, or every one (with `rehearsal`, every one with a development host); `[undefined]` for
+ * a project of one platform (its run as ever).
  *
  * @throws {@link CommandLineError} for a platform carte.yaml does not name (with the closest name), a
- *   `--platform` of a project without `platforms:`, a saved plan or `--base` asked of several platforms.
+ *   `--platform` of a project without `platforms:`, a rehearsal with no development host.
  */
-async function platformsToRun(request: EachPlatformRequest): Promise<(string | undefined)[]> {
-  const known = await platformNames(request.config, false);
-  const asked = [...new Set(request.platforms ?? [])];
+export async function choosePlatforms(
+  config: string,
+  asked: readonly string[] | undefined,
+  rehearsal: boolean | undefined,
+): Promise<(string | undefined)[]> {
+  const known = await readPlatformNames(config);
+  const wanted = [...new Set(asked ?? [])];
   if (known.length === 0) {
-    if (asked.length > 0) {
+    if (wanted.length > 0) {
       throw new CommandLineError(
-        `--platform ${quote(asked[0]!, 40)}: ${request.config} names no platforms (carte.yaml platforms:); run without --platform`,
+        `--platform ${quote(wanted[0]!, 40)}: ${config} names no platforms (carte.yaml platforms:); run without --platform`,
       );
     }
     return [undefined];
   }
-  for (const name of asked) {
+  for (const name of wanted) {
     if (!known.includes(name)) {
       throw new CommandLineError(
         `--platform ${quote(name, 40)}: carte.yaml names no such platform` +
@@ -130,13 +138,23 @@ async function platformsToRun(request: EachPlatformRequest): Promise<(string | u
       );
     }
   }
-  const names =
-    asked.length > 0 ? asked : request.rehearsal ? await platformNames(request.config, true) : known;
+  const names = wanted.length > 0 ? wanted : rehearsal ? await withDevelopment(config, known) : known;
   if (names.length === 0) {
     throw new CommandLineError(
       "--rehearsal: no platform of carte.yaml platforms: has a development: section to rehearse on",
     );
   }
+  return names;
+}
+
+/**
+ * The platforms a request runs ({@link choosePlatforms}).
+ *
+ * @throws {@link CommandLineError} as {@link choosePlatforms}, and for a saved plan, a plan to save or
+ *   `--base` asked of several platforms.
+ */
+async function platformsToRun(request: EachPlatformRequest): Promise<(string | undefined)[]> {
+  const names = await choosePlatforms(request.config, request.platforms, request.rehearsal);
   if (names.length > 1) oneForSaved(request);
   return names;
 }
@@ -149,9 +167,11 @@ function oneForSaved(request: EachPlatformRequest): void {
   const what =
     request.command === "apply" && request.planFile !== undefined
       ? "a saved plan is applied to one platform"
-      : request.command === "plan" && request.base !== undefined
-        ? "--base compares the plan of one platform"
-        : undefined;
+      : request.saves
+        ? "--out saves the plan of one platform"
+        : request.command === "plan" && request.base !== undefined
+          ? "--base compares the plan of one platform"
+          : undefined;
   if (what !== undefined) {
     throw new CommandLineError(`${what}: name it with --platform NAME (carte.yaml names several platforms)`);
   }
@@ -166,8 +186,7 @@ async function savedPlanPlatform(
 ): Promise<{ name: string; rehearsal: boolean } | undefined> {
   if (request.command !== "apply" || request.planFile === undefined) return undefined;
   if ((request.platforms ?? []).length > 0) return undefined;
-  const known = await platformNames(request.config, false);
-  if (known.length === 0) return undefined;
+  if ((await readPlatformNames(request.config)).length === 0) return undefined;
   const saved = await readPlanFile(request.planFile);
   if (saved.platform === undefined) {
     throw new CommandLineError(
@@ -186,13 +205,18 @@ async function savedPlanPlatform(
  * after the other, and once for a project of one platform. `carte apply FILE` without `platforms`
  * goes to the platform the saved plan was made for. Never throws: a platform whose run fails (its
  * platform down, its credentials missing, its files wrong) has the error in its own result, and the
- * next platform still runs; what keeps every platform from running is in {@link EachPlatformResult.error}.
+ * next platform still runs; what keeps every platform from running is in {@link EachPlatformResult.error}
+ * (`after` aside, which may throw).
  *
- * @param hooks - the hooks of each platform's run, given its name (`undefined`: a project of one platform).
+ * @param hooks - the hooks of each platform's run, given its name (`undefined`: a project of one
+ *   platform) and its place among the runs.
+ * @param after - called with each platform's run as it ends, before the next starts (an adapter shows
+ *   its section's end there); an error it throws ends the whole run (it is thrown).
  */
 export async function runEachPlatform(
   request: EachPlatformRequest,
-  hooks: RunHooks | ((platform: string | undefined) => RunHooks) = {},
+  hooks: RunHooks | ((platform: string | undefined, place: RunPlace) => RunHooks) = {},
+  after?: (run: PlatformRun, place: RunPlace) => void | Promise<void>,
 ): Promise<EachPlatformResult> {
   let names: (string | undefined)[];
   let rehearsal = request.rehearsal;
@@ -204,13 +228,16 @@ export async function runEachPlatform(
     return { runs: [], exitCode: exitCodeFor(err), error: err };
   }
   const runs: PlatformRun[] = [];
-  for (const name of names) {
-    const { platforms: _asked, ...one } = request;
+  for (const [index, name] of names.entries()) {
+    const { platforms: _asked, saves: _saves, ...one } = request;
+    const place = { index, of: names.length };
     const result = await runCarte(
       { ...one, platform: name, rehearsal },
-      typeof hooks === "function" ? hooks(name) : hooks,
+      typeof hooks === "function" ? hooks(name, place) : hooks,
     );
-    runs.push({ name, result });
+    const run = { name, result };
+    runs.push(run);
+    await after?.(run, place);
   }
   return { runs, exitCode: worstExitCode(runs.map((r) => r.result.exitCode)) };
 }

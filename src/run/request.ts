@@ -181,6 +181,12 @@ export type RunRequest = PlanRequest | ApplyRequest;
 
 /** Callbacks through which an adapter shows a run as it goes. Each may throw: the run ends with that error. */
 export interface RunHooks {
+  /**
+   * The project is loaded (scoped to the run's platform of carte.yaml `platforms:`, its shard and its
+   * stage) and where the run goes is known; called before the session opens, so that an adapter can
+   * head what follows with the platform, its country and currency, and its target.
+   */
+  onProject?: (project: LoadedProject, target: RunTarget) => void;
   /** Progress of the reads of the platform: `done` of `total` reads. */
   onStoreRead?: (done: number, total: number) => void;
   /** Progress of the apply: each call's outcome. */

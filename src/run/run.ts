@@ -73,6 +73,7 @@ export async function runCarte(request: RunRequest, hooks: RunHooks = {}): Promi
     result.project = run.project;
     result.target = runTarget(run.project);
     if (run.stage !== undefined) result.stage = run.stage;
+    hooks.onProject?.(run.project, result.target);
     if (request.command === "apply") locks = await lockRun(request, run, hooks, deadline);
     const session = await openRunSession(request, run.project, hooks, deadline);
     try {
