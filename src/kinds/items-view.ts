@@ -169,9 +169,27 @@ function itemEntry(ch: KindChange, ctx: ViewContext): ViewEntry {
   return { order: ITEMS_ORDER, sort: ch.key, view };
 }
 
+/**
+ * Under a count line of many new (or deleted) items or options, their prices, those of one price on one
+ * line, cheapest first: `$24.900: BURGER-CLASSIC, BURGER-COSTENA`; those without a price (a modifier
+ * group) are not listed. A deletion lists the prices they had.
+ */
+function manyPrices(changes: readonly KindChange[], ctx: ViewContext): Detail[] {
+  const byPrice = new Map<number, string[]>();
+  for (const c of changes) {
+    const price = fieldOf(c.action === "delete" ? c.before : c.after, "price");
+    if (typeof price !== "number") continue;
+    byPrice.set(price, [...(byPrice.get(price) ?? []), c.key]);
+  }
+  return [...byPrice]
+    .sort(([a], [b]) => a - b)
+    .map(([price, skus]) => ({ label: formatPrice(price, ctx.money), after: skus.join(", ") }));
+}
+
 /** The items kind's view: items, then each modifier group with the options it offers. */
 export const itemsView: KindView = {
   change: (ch, ctx) => byParent(itemEntry(ch, ctx), ch),
+  manyDetails: manyPrices,
   noun: nounOf,
   names: true,
 };

@@ -9,7 +9,7 @@
 
 import type { ImageRef, StoreState } from "../model.js";
 import type { Currency } from "../money.js";
-import type { ViewContext, ViewEntry } from "../show/view-model.js";
+import type { Detail, ViewContext, ViewEntry } from "../show/view-model.js";
 import type { KindChange } from "./change.js";
 
 /** How the plan's text and Markdown views show a kind's changes. Every member is pure. */
@@ -32,6 +32,12 @@ export interface KindView {
    * segment.
    */
   noun?(change: KindChange): readonly [string, string] | undefined;
+  /**
+   * What a count line of many creates (or deletes) of the kind's resources in a store (`+ 42 items: A,
+   * B, … and 39 more`) lists under it, so that a reviewer still reads what matters of each (a new
+   * item's price); absent: the count line alone.
+   */
+  manyDetails?(changes: readonly KindChange[], ctx: ViewContext): Detail[];
   /**
    * Whether the titles of the kind's resources name their keys in the store's other changes (an item's
    * title beside the change of its availability, src/show/view-model.ts `ViewContext.titles`).

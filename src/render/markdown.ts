@@ -7,7 +7,15 @@
 import type { Plan, ResourceChange } from "../plan/types.js";
 import { codeSpan, escapeFence, escapeMarkdown, escapeTerminal } from "./escape.js";
 import { changesByStore, countsOf, plural } from "./lines.js";
-import { buildView, detailText, headText, storesText, type ChangeView, type RunStores } from "./view.js";
+import {
+  buildView,
+  detailText,
+  headText,
+  infoNotes,
+  storesText,
+  type ChangeView,
+  type RunStores,
+} from "./view.js";
 import { notes, summaryLine, targetLine } from "./text.js";
 import { scopeLine, scopeNotes } from "./scope.js";
 import { isFiltering } from "../plan/target.js";
@@ -142,10 +150,15 @@ const LONGEST_LEFT_OUT = leftOut({ client: true, shared: true, stores: 10_000_00
 
 /** The plan's information about stores (`Plan.info`, not changes), at most 20 lines, as a quote. */
 function infoBlock(plan: Plan): string {
-  const info = plan.info ?? [];
+  const info = infoNotes(plan);
   if (info.length === 0) return "";
-  const lines = info.slice(0, 20).map((i) => `> ${escapeMd(`store[${i.store}]: ${i.message}`)}`);
-  if (info.length > 20) lines.push(`> … and ${info.length - 20} more stores (see \`carte plan\`)`);
+  const lines = info
+    .slice(0, 20)
+    .map(
+      (i) =>
+        `> ${escapeMd(i.stores.length === 1 ? `${i.where}: ${i.message}` : `${i.message} (${i.where})`)}`,
+    );
+  if (info.length > 20) lines.push(`> … and ${info.length - 20} more notes (see \`carte plan\`)`);
   return `${lines.join("\n")}\n\n`;
 }
 

@@ -10,9 +10,10 @@ import { Chalk } from "chalk";
 import type { Plan } from "../plan/types.js";
 import { escapeTerminal } from "./escape.js";
 import { plural } from "./lines.js";
-import { buildView, callLines, headText, storesText, type ChangeView } from "./view.js";
+import { buildView, callLines, headText, infoNotes, storesText, type ChangeView } from "./view.js";
 import { scopeLine, scopeNotes } from "./scope.js";
 import { isFiltering } from "../plan/target.js";
+import { kindOfSegment, nounsOf } from "../kinds/registry.js";
 
 /**
  * The one-line summary, e.g. `Plan: 3 to create, 1 to update, 0 to delete in 2 stores; 4 API calls.`,
@@ -31,9 +32,22 @@ export function summaryLine(plan: Plan, showCallsBy?: string): string {
   if (plan.changes.length === 0) return "No changes. The platform matches the configuration.";
   return (
     `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete ` +
-    `in ${plural(s.stores, "store")}; ${plural(s.operations, "API call")}` +
+    `in ${plural(s.stores, "store")}${countedApart(plan)}; ${plural(s.operations, "API call")}` +
     `${showCallsBy === undefined ? "" : ` (${showCallsBy} lists ${s.operations === 1 ? "it" : "them"})`}.`
   );
+}
+
+/**
+ * What the counts of the summary count where a line of the plan shows several of them: the changes of
+ * a kind shown together per store (store hours: one `~ hours` line for 7 changed weekdays) are counted
+ * one by one, and the summary says so (` (each day of hours counted apart)`), so that a reader who
+ * counts the lines is not misled. `""` when no such kind changes.
+ */
+function countedApart(plan: Plan): string {
+  const segments = new Set<string>();
+  for (const c of plan.changes) if (kindOfSegment(c.kind)?.view?.store) segments.add(c.kind);
+  const words = [...segments].map((seg) => `each ${nounsOf(seg)?.[0] ?? seg}`);
+  return words.length === 0 ? "" : ` (${words.join(", ")} counted apart)`;
 }
 
 /**
@@ -64,7 +78,8 @@ export function notes(plan: Plan, overriddenBy = "--force"): string[] {
     for (const v of plan.safety.violations) out.push(`  - ${v.guard}: ${v.message}`);
   }
   // Information that is not a change (items staff switched off that the files leave alone).
-  for (const i of plan.info ?? []) out.push(`Note: store[${i.store}]: ${i.message}`);
+  for (const i of infoNotes(plan))
+    out.push(i.stores.length === 1 ? `Note: ${i.where}: ${i.message}` : `Note: ${i.message}  ${i.where}`);
   for (const r of plan.rotateSecrets ?? []) {
     out.push(
       `Note: the secret of the ${r.event} webhook, made by a call at ${r.since}, was never saved in the ` +

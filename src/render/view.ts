@@ -154,11 +154,15 @@ function storeEntries(changes: ResourceChange[], ctx: ViewContext): ViewEntry[] 
   for (const action of ["create", "delete"] as const) {
     const mass = rest.filter((c) => c.action === action);
     if (mass.length <= MASS_CHANGE_THRESHOLD) continue;
-    const byNoun = new Map<string, { plural: string; sample: ResourceChange; keys: string[] }>();
+    const byNoun = new Map<
+      string,
+      { plural: string; sample: ResourceChange; keys: string[]; changes: ResourceChange[] }
+    >();
     for (const c of mass) {
       const [one, many] = nounOf(c);
-      const g = byNoun.get(one) ?? { plural: many, sample: c, keys: [] };
+      const g = byNoun.get(one) ?? { plural: many, sample: c, keys: [], changes: [] };
       g.keys.push(c.key);
+      g.changes.push(c);
       byNoun.set(one, g);
     }
     for (const [one, g] of byNoun) {
@@ -169,7 +173,12 @@ function storeEntries(changes: ResourceChange[], ctx: ViewContext): ViewEntry[] 
       entries.push({
         order: first.order,
         sort: first.sort,
-        view: { action, head: `${g.keys.length} ${g.plural}: ${shown}${more}`, details: [] },
+        view: {
+          action,
+          head: `${g.keys.length} ${g.plural}: ${shown}${more}`,
+          // What the kind lists under the count (a new item's price).
+          details: viewOf(g.sample)?.manyDetails?.(g.changes, ctx) ?? [],
+        },
       });
       const done = new Set(g.keys);
       rest = rest.filter((c) => !(c.action === action && nounOf(c)[0] === one && done.has(c.key)));
@@ -361,16 +370,44 @@ export function buildView(
   return {
     shared: shared.map(({ stores, change }) => ({ stores, change })),
     stores,
-    run: {
-      count: plan.stores.filter((s) => s.key !== "").length,
-      // `--kind` leaves every store in; store and address patterns, a change scope or a stage do not.
-      limited:
-        (plan.targeting?.stores.length ?? 0) > 0 ||
-        (plan.targeting?.targets.length ?? 0) > 0 ||
-        plan.targeting?.scope !== undefined ||
-        plan.stage !== undefined,
-    },
+    run: runStores(plan),
   };
+}
+
+/** The stores a plan runs over ({@link RunStores}). */
+export function runStores(plan: Plan): RunStores {
+  return {
+    count: plan.stores.filter((s) => s.key !== "").length,
+    // `--kind` leaves every store in; store and address patterns, a change scope or a stage do not.
+    limited:
+      (plan.targeting?.stores.length ?? 0) > 0 ||
+      (plan.targeting?.targets.length ?? 0) > 0 ||
+      plan.targeting?.scope !== undefined ||
+      plan.stage !== undefined,
+  };
+}
+
+/**
+ * The plan's information about stores (`Plan.info`, not changes), each message once with the stores it
+ * is about, in the order first found: `upcoming item SEASONAL-HOGAO: …` `in all 6 stores` rather than
+ * six times. Raw text: renderers escape it.
+ *
+ * @returns each message with its store keys and, for more than one store, their words
+ *   ({@link storesText}); for one store, `where` is `store[KEY]`.
+ */
+export function infoNotes(plan: Plan): { message: string; stores: string[]; where: string }[] {
+  const byMessage = new Map<string, string[]>();
+  for (const i of plan.info ?? []) {
+    const stores = byMessage.get(i.message);
+    if (stores === undefined) byMessage.set(i.message, [i.store]);
+    else if (!stores.includes(i.store)) stores.push(i.store);
+  }
+  const run = runStores(plan);
+  return [...byMessage].map(([message, stores]) => ({
+    message,
+    stores,
+    where: stores.length === 1 ? `store[${stores[0]!}]` : storesText(stores, run),
+  }));
 }
 
 // ── API calls ────────────────────────────────────────────────────────────────────────────────────────
