@@ -204,7 +204,10 @@ export async function runCountriesImport(opts: CountriesImportOptions, io: CliIo
   const scoped = await loadPlatforms(opts.config, io);
   const wanted = storesPerPlatform(opts.stores, scoped);
   const { countries, read } = await readCountries(scoped, wanted, opts, io);
-  const result = await buildCountriesImport(countries, await projectOf(opts.config));
+  const all = scoped.flatMap(({ project }) =>
+    project.currency ? [{ currency: project.currency, language: project.platformOf?.language }] : [],
+  );
+  const result = await buildCountriesImport(countries, await projectOf(opts.config), all);
   if (result.problems.length > 0)
     throw new InternalError(
       `the imported files would not load back exactly:\n  ${result.problems.join("\n  ")}`,

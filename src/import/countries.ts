@@ -48,8 +48,11 @@ export interface CountryStores {
 /** A plain object of a catalog file, as the import rewrites it. */
 type Entry = Record<string, unknown>;
 
+/** A platform of the project: its currency and language, whether or not stores of it are imported. */
+export type ProjectCountry = Pick<CountryStores, "currency" | "language">;
+
 /** The language whose titles a catalog writes as its own: none (as written) when a platform names none. */
-function primaryLanguage(countries: readonly CountryStores[]): string | undefined {
+function primaryLanguage(countries: readonly ProjectCountry[]): string | undefined {
   return countries.some((c) => c.language === undefined) ? undefined : countries[0]?.language;
 }
 
@@ -280,18 +283,21 @@ function sanitizeCountries(
  * The files of an import across countries (this module's comment), proved to load back exactly, once
  * per platform. Deterministic: the same states give the same texts.
  *
- * @param countries - the platforms in carte.yaml's order, each with its stores' live states.
+ * @param countries - the platforms read, in carte.yaml's order, each with its stores' live states.
  * @param project - the carte.yaml to write (with `platforms:` as the project read gives it).
+ * @param all - every platform of the project in carte.yaml's order (default: those read): prices are
+ *   written per currency when they have more than one currency, and titles in the first one's language.
  */
 export async function buildCountriesImport(
   countries: readonly CountryStores[],
   project: ProjectFile,
+  all: readonly ProjectCountry[] = countries,
   parts: readonly ImportPart[] = importParts,
 ): Promise<ImportResult> {
   const { states, notes, platformOf } = sanitizeCountries(countries, parts);
   const factoring = factorStores(states, parts);
-  const currencies = new Map(countries.map((c) => [c.currency.code, c.currency]));
-  const primary = primaryLanguage(countries);
+  const currencies = new Map(all.map((c) => [c.currency.code, c.currency]));
+  const primary = primaryLanguage(all);
   const languageOf = (c: CountryStores) => (c.language === primary ? undefined : c.language);
   const catalogs: ImportedCatalog[] = factoring.catalogs.map((c) => {
     const members = states.filter((s) => c.stores.includes(s.store.key));
@@ -319,7 +325,7 @@ export async function buildCountriesImport(
       text:
         currencies.size > 1
           ? catalogText(c.catalog, c.stores, undefined, currencies)
-          : catalogText(c.catalog, c.stores, countries[0]?.currency),
+          : catalogText(c.catalog, c.stores, all[0]?.currency),
       kind: "catalog" as const,
     })),
     ...grouping.groups.map((g) => ({

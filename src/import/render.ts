@@ -10,6 +10,19 @@ import type { Currency } from "../money.js";
 /** Keys under which the files write prices: `price`, and the tables `prices` and `option_prices`. */
 const PRICE_KEYS: ReadonlySet<string> = new Set(["price", "prices", "option_prices"]);
 
+/** Keys whose values, or whose entries' values, are written inline: prices per currency, translations. */
+const INLINE_UNDER: ReadonlySet<string> = new Set(["price", "option_prices", "translations"]);
+
+/**
+ * Whether a mapping of scalars is a price per currency (under `price`, or an option's under
+ * `option_prices`) or one language's translation (under `translations`).
+ */
+function inlineUnder(path: readonly unknown[]): boolean {
+  const keyOf = (p: unknown) => (isPair(p) && isScalar(p.key) ? String(p.key.value) : undefined);
+  const [outer, inner] = [keyOf(path[path.length - 3]), keyOf(path[path.length - 1])];
+  return inner === "price" || (outer !== undefined && outer !== "price" && INLINE_UNDER.has(outer));
+}
+
 /**
  * YAML text of a value with a comment on top: short lists and small mappings of lists written inline.
  * With a currency, every price (a number under a `price`, `prices` or `option_prices` key) is written
@@ -43,7 +56,10 @@ export function yamlText(
     Map(_, node, path) {
       // Options of a modifier group and categories of a menu written as {sku, ...} inline, as people do.
       const parent = path[path.length - 1];
-      if (isSeq(parent) && node.items.every((p) => isPair(p) && isScalar(p.value))) node.flow = true;
+      const scalars = node.items.every((p) => isPair(p) && isScalar(p.value));
+      if (isSeq(parent) && scalars) node.flow = true;
+      // A price per currency and a language's translation on one line: `{COP: 24900, BRL: 29.90}`.
+      if (currencies && scalars && isPair(parent) && inlineUnder(path)) node.flow = true;
     },
   });
   if (isMap(doc.contents)) {

@@ -1,0 +1,358 @@
+/**
+ * `carte import` of a project of several platforms (carte.yaml `platforms:`): a chain in Colombia (COP,
+ * Spanish titles) and Brazil (BRL, Portuguese titles), each on its own platform with its own client,
+ * imported into ONE project: one catalog whose items match by SKU, prices per currency, Portuguese titles
+ * as translations, groups per country, each store's platform set; then `carte plan` finds no changes
+ * on either platform.
+ */
+
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
+import { toWireCategory } from "../../src/kinds/categories.js";
+import { toWireItem } from "../../src/kinds/items.js";
+import { PlatformClient } from "../../src/platform/client.js";
+import type { LoadedProject } from "../../src/config/index.js";
+import { storesPerPlatform } from "../../src/cli/import-countries.js";
+import { carte } from "../helpers/project.js";
+import { group, item } from "../helpers/builders.js";
+
+const POST_ITEMS = "POST /restaurants/menu/v1/stores/{storeId}/items" as const;
+const POST_CATEGORIES = "POST /restaurants/menu/v1/stores/{storeId}/categories" as const;
+const CO = { client_id: "chain-co", client_secret: "co-secret-do-not-print-0123456789" };
+const BR = { client_id: "chain-br", client_secret: "br-secret-do-not-print-0123456789" };
+const ENV = {
+  CARTE_CO_CLIENT_ID: CO.client_id,
+  CARTE_CO_CLIENT_SECRET: CO.client_secret,
+  CARTE_BR_CLIENT_ID: BR.client_id,
+  CARTE_BR_CLIENT_SECRET: BR.client_secret,
+};
+
+let co: RunningEmulator;
+let br: RunningEmulator;
+const dirs: string[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "carte-import-countries-"));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Writes a store's menu on its platform: items (with a group of sauces) and one category. */
+async function seedStore(
+  emu: RunningEmulator,
+  creds: { client_id: string; client_secret: string },
+  storeId: string,
+  menu: { burger: [number, string, string]; fries: [number, string]; sauces: string; category: string },
+): Promise<void> {
+  const client = new PlatformClient({
+    baseUrl: emu.url,
+    clientId: creds.client_id,
+    clientSecret: creds.client_secret,
+  });
+  try {
+    await client.request(POST_ITEMS, { storeId }, [
+      toWireItem(
+        item("BURGER", menu.burger[0], {
+          title: menu.burger[1],
+          description: menu.burger[2],
+          children: ["SAUCES"],
+        }),
+      ),
+      toWireItem(item("FRIES", menu.fries[0], { title: menu.fries[1] })),
+      toWireItem({ ...group("SAUCES", ["KETCHUP"], 0, 1), title: menu.sauces }),
+      toWireItem(item("KETCHUP", 0, { title: "Ketchup" })),
+    ]);
+    await emu.idle();
+    await client.request(POST_CATEGORIES, { storeId }, [
+      toWireCategory({ sku: "MAINS", title: menu.category, items: ["BURGER", "FRIES"] }),
+    ]);
+    await emu.idle();
+  } finally {
+    await client.close();
+  }
+}
+
+const COLOMBIA = {
+  burger: [24900, "Hamburguesa clásica", "Con queso"] as [number, string, string],
+  fries: [8900, "Papas fritas"] as [number, string],
+  sauces: "Salsas",
+  category: "Principales",
+};
+const BRAZIL = {
+  burger: [29.9, "Hambúrguer clássico", "Com queijo"] as [number, string, string],
+  fries: [12.5, "Batata frita"] as [number, string],
+  sauces: "Molhos",
+  category: "Principais",
+};
+
+beforeAll(async () => {
+  co = await startEmulator({
+    port: 0,
+    applyDelayMs: 0,
+    seed: {
+      clients: [
+        {
+          ...CO,
+          country: "CO",
+          stores: [
+            { id: "900101", integration_id: "bog-centro", name: "Bogotá Centro" },
+            { id: "900102", integration_id: "bog-norte", name: "Bogotá Norte" },
+          ],
+        },
+      ],
+    },
+  });
+  br = await startEmulator({
+    port: 0,
+    applyDelayMs: 0,
+    seed: {
+      clients: [
+        {
+          ...BR,
+          country: "BR",
+          stores: [
+            { id: "910101", integration_id: "sp-paulista", name: "São Paulo Paulista" },
+            { id: "910102", integration_id: "sp-pinheiros", name: "São Paulo Pinheiros" },
+          ],
+        },
+      ],
+    },
+  });
+  await seedStore(co, CO, "900101", COLOMBIA);
+  await seedStore(co, CO, "900102", COLOMBIA);
+  await seedStore(br, BR, "910101", BRAZIL);
+  // Pinheiros charges more for its burger: a price of its own, in reais.
+  await seedStore(br, BR, "910102", { ...BRAZIL, burger: [32.9, BRAZIL.burger[1], BRAZIL.burger[2]] });
+});
+
+afterAll(async () => {
+  await co.close();
+  await br.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A project of two platforms, Colombia and Brazil, each at its emulator's address. */
+function twoCountries(): string {
+  const dir = tempDir();
+  const config = path.join(dir, "carte.yaml");
+  writeFileSync(
+    config,
+    [
+      "version: 1",
+      "platforms:",
+      "  co:",
+      "    country: CO",
+      "    currency: COP",
+      "    language: es",
+      `    base_url: ${co.url}`,
+      "  br:",
+      "    country: BR",
+      "    currency: BRL",
+      "    language: pt",
+      `    base_url: ${br.url}`,
+      "stores: stores/*.yaml",
+      "catalogs: catalogs/*.yaml",
+      "",
+    ].join("\n"),
+  );
+  return config;
+}
+
+const yamlOf = (file: string): Record<string, unknown> =>
+  parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+
+describe("carte import across countries", () => {
+  it("writes one project: one catalog, prices per currency, titles per language, each store's platform", async () => {
+    const config = twoCountries();
+    const out = tempDir();
+    const run = await carte(
+      [
+        "import",
+        "--store",
+        "co:900101,co:900102",
+        "--store",
+        "br:910101,br:910102",
+        "-c",
+        config,
+        "--out",
+        out,
+      ],
+      ENV,
+    );
+    expect(run.err).not.toContain("Error");
+    expect(run.code).toBe(0);
+    // Each platform read with its own credentials: its own success rate.
+    expect(run.err).toMatch(/^co: \d+ calls? to the platform/m);
+    expect(run.err).toMatch(/^br: \d+ calls? to the platform/m);
+
+    // carte.yaml keeps the platforms as given.
+    const project = yamlOf(path.join(out, "carte.yaml"));
+    expect(project.platforms).toEqual(yamlOf(config).platforms);
+    expect(project).not.toHaveProperty("currency");
+    expect(project).not.toHaveProperty("platform");
+
+    // One catalog for both countries: the items match by SKU.
+    expect(readdirSync(path.join(out, "catalogs"))).toEqual(["shared.yaml"]);
+    const catalog = yamlOf(path.join(out, "catalogs", "shared.yaml"));
+    expect(catalog.items).toEqual([
+      {
+        sku: "BURGER",
+        title: "Hamburguesa clásica",
+        description: "Con queso",
+        translations: { pt: { title: "Hambúrguer clássico", description: "Com queijo" } },
+        price: { COP: 24900, BRL: 29.9 },
+        modifier_groups: ["SAUCES"],
+      },
+      {
+        sku: "FRIES",
+        title: "Papas fritas",
+        translations: { pt: { title: "Batata frita" } },
+        price: { COP: 8900, BRL: 12.5 },
+      },
+    ]);
+    expect(catalog.modifier_groups).toEqual([
+      {
+        sku: "SAUCES",
+        title: "Salsas",
+        translations: { pt: { title: "Molhos" } },
+        min: 0,
+        max: 1,
+        type: "exclusive",
+        options: [{ sku: "KETCHUP", title: "Ketchup", price: { COP: 0, BRL: 0 } }],
+      },
+    ]);
+    expect(catalog.categories).toEqual([
+      {
+        sku: "MAINS",
+        title: "Principales",
+        translations: { pt: { title: "Principais" } },
+        items: ["BURGER", "FRIES"],
+      },
+    ]);
+    // Each amount as its currency writes it.
+    const text = readFileSync(path.join(out, "catalogs", "shared.yaml"), "utf8");
+    expect(text).toContain("{COP: 24900, BRL: 29.90}");
+    expect(text).toContain("{COP: 8900, BRL: 12.50}");
+
+    // Each store's platform: its group's, else its own; a price of its own in its platform's currency.
+    const groups = new Map(
+      readdirSync(path.join(out, "groups")).map((f) => {
+        const g = yamlOf(path.join(out, "groups", f));
+        return [g.name as string, g] as const;
+      }),
+    );
+    const platformOf = (store: Record<string, unknown>) =>
+      (store.platform as string | undefined) ??
+      ((groups.get(store.group as string)?.defaults as Record<string, unknown> | undefined)
+        ?.platform as string);
+    const stores = Object.fromEntries(
+      readdirSync(path.join(out, "stores")).map((f) => [f, yamlOf(path.join(out, "stores", f))]),
+    );
+    expect(Object.keys(stores).sort()).toEqual([
+      "store-900101.yaml",
+      "store-900102.yaml",
+      "store-910101.yaml",
+      "store-910102.yaml",
+    ]);
+    expect(Object.fromEntries(Object.entries(stores).map(([f, s]) => [f, platformOf(s)]))).toEqual({
+      "store-900101.yaml": "co",
+      "store-900102.yaml": "co",
+      "store-910101.yaml": "br",
+      "store-910102.yaml": "br",
+    });
+    // Groups per country: no group holds stores of two platforms.
+    for (const g of groups.values()) {
+      const members = Object.values(stores).filter((s) => s.group === g.name);
+      expect(new Set(members.map(platformOf)).size).toBe(1);
+    }
+    const pinheiros = readFileSync(path.join(out, "stores", "store-910102.yaml"), "utf8");
+    expect(pinheiros).toContain("BURGER: 32.90");
+    for (const s of ["store-900101.yaml", "store-900102.yaml", "store-910101.yaml"])
+      expect(stores[s]).not.toHaveProperty("overrides");
+
+    // The imported project plans against the platforms it was read from: no changes on either.
+    for (const platform of ["co", "br"]) {
+      const plan = await carte(["plan", "-c", path.join(out, "carte.yaml"), "--platform", platform], ENV);
+      expect(plan.err).not.toContain("Error");
+      expect(plan.out).toContain("No changes");
+      expect(plan.code).toBe(0);
+    }
+  });
+
+  it("copies each platform's embedded emulator along, so that the new project plans no changes there", async () => {
+    const source = path.join(tempDir(), "menu");
+    expect((await carte(["init", source, "--countries", "CO,BR"])).code).toBe(0);
+    const config = path.join(source, "carte.yaml");
+    const applied = await carte(["apply", "--auto-approve", "-c", config]);
+    expect(applied.code, applied.err).toBe(0);
+    const out = tempDir();
+    const run = await carte([
+      "import",
+      "--store",
+      "first-store-co",
+      "--store",
+      "first-store-br",
+      "-c",
+      config,
+      "--out",
+      out,
+    ]);
+    expect(run.code, run.err).toBe(0);
+    for (const name of ["co", "br"])
+      expect(run.out).toMatch(new RegExp(`created\\s+.*\\.carte/platforms/${name}/emulator-state\\.json\\n`));
+    // The item as init wrote it: one price per currency, the Portuguese title a translation.
+    const catalog = readFileSync(path.join(out, "catalogs", "shared.yaml"), "utf8");
+    expect(catalog).toMatch(/price: \{ ?COP: 10500, BRL: 10\.50 ?\}/);
+    expect(catalog).toContain("pt: {title: Primeiro produto}");
+    const plan = await carte(["plan", "--detailed-exitcode", "-c", path.join(out, "carte.yaml")]);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+    expect(plan.out.match(/No changes/g)).toHaveLength(2);
+  });
+
+  it("asks which platform a store id is on when the files do not say", async () => {
+    const run = await carte(["import", "--store", "900101", "-c", twoCountries(), "--out", tempDir()], ENV);
+    expect(run.code).toBe(1);
+    expect(run.err).toContain(
+      'store "900101": no platform\'s files list it; name its platform as co:900101 or br:900101',
+    );
+  });
+});
+
+describe("the stores of an import across countries", () => {
+  const scoped = (name: string, stores: [string, string][] = []) => ({
+    name,
+    project: {
+      desired: {
+        stores: Object.fromEntries(
+          stores.map(([id, iid]) => [
+            iid,
+            { store: { key: iid, storeId: id, integrationId: iid, name: iid } },
+          ]),
+        ),
+      },
+    } as unknown as LoadedProject,
+  });
+
+  it("takes NAME:ID on that platform, and a store of a platform's files on its platform", () => {
+    const got = storesPerPlatform(
+      ["co:900101", "sp-paulista"],
+      [scoped("co"), scoped("br", [["910101", "sp-paulista"]])],
+    );
+    expect(Object.fromEntries([...got].map(([n, ids]) => [n, ids.map((i) => i.key)]))).toEqual({
+      co: ["store-900101"],
+      br: ["sp-paulista"],
+    });
+  });
+
+  it("names a store id imported on two platforms after its platform on each", () => {
+    const got = storesPerPlatform(["co:900101", "br:900101"], [scoped("co"), scoped("br")]);
+    expect([...got].map(([n, ids]) => [n, ids.map((i) => i.integrationId)])).toEqual([
+      ["co", ["store-co-900101"]],
+      ["br", ["store-br-900101"]],
+    ]);
+  });
+});
