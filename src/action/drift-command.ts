@@ -8,7 +8,7 @@ import { ExitCode, UsageError, problemDiagnostic } from "../errors.js";
 import { isCartes, type GitHubRepo } from "../gitops/github.js";
 import type { Plan } from "../plan/types.js";
 import { escapeMarkdown } from "../render/escape.js";
-import { renderDriftIssue } from "../render/markdown.js";
+import { contextLine, renderDriftIssue } from "../render/markdown.js";
 import { runCarte } from "../run/run.js";
 import { DRIFT_LABEL, DRIFT_MARKER } from "./comment.js";
 import type { ActionContext } from "./context.js";
@@ -33,7 +33,13 @@ import { logPlan, type JobSummary } from "./summary.js";
  * Opens or updates the one drift issue (label `carte-drift`, by the comment author) when the plan has
  * changes; closes it, with a comment, when it has none.
  */
-async function syncDriftIssue(gh: GitHubRepo, plan: Plan, ctx: ActionContext, author: string): Promise<void> {
+async function syncDriftIssue(
+  gh: GitHubRepo,
+  view: PlanView & { plan: Plan },
+  ctx: ActionContext,
+  author: string,
+): Promise<void> {
+  const plan = view.plan;
   const open = (await gh.openIssues(DRIFT_LABEL)).filter((i) => isCartes(i, DRIFT_MARKER, author));
   const issue = open[0];
   const context = commentContext(ctx, ctx.sha);
@@ -41,7 +47,7 @@ async function syncDriftIssue(gh: GitHubRepo, plan: Plan, ctx: ActionContext, au
     const stores = plan.summary.stores;
     const client = plan.changes.some((c) => c.store === "");
     const title = `carte: the platform differs from the files (${stores} store${stores === 1 ? "" : "s"}${client ? " and client settings" : ""})`;
-    const body = `${DRIFT_MARKER}\n${renderDriftIssue(plan, { context })}`;
+    const body = `${DRIFT_MARKER}\n${driftBody(view, ctx, undefined)}`;
     if (issue) await gh.updateIssue(issue.number, { title, body });
     else await gh.createIssue({ title, body, labels: [DRIFT_LABEL] });
   } else if (issue) {
@@ -69,7 +75,7 @@ export async function driftOutcome(
 ): Promise<Outcome> {
   const failure = failureOf(view);
   if (view.plan) {
-    await summary.titled(renderDriftSummary(view.plan, ctx, summary.title));
+    await summary.titled(renderDriftSummary({ ...view, plan: view.plan }, ctx, summary.title));
     logPlan(view.plan, view.target);
   }
   if (failure !== undefined || !view.plan) {
@@ -84,7 +90,7 @@ export async function driftOutcome(
   if (!sharded) {
     if (!gh)
       throw new UsageError("command drift needs github-token and GITHUB_REPOSITORY to keep the drift issue");
-    await syncDriftIssue(gh, view.plan, ctx, inputs.commentAuthor);
+    await syncDriftIssue(gh, { ...view, plan: view.plan }, ctx, inputs.commentAuthor);
   }
   const drift = view.plan.changes.length > 0;
   if (drift)
@@ -93,11 +99,32 @@ export async function driftOutcome(
 }
 
 /** The drift part of the job summary, under the run's heading `title`. */
-function renderDriftSummary(plan: Plan, ctx: ActionContext, title: string): string {
-  return plan.changes.length === 0
+function renderDriftSummary(view: PlanView & { plan: Plan }, ctx: ActionContext, title: string): string {
+  return view.plan.changes.length === 0
     ? `### ${escapeMarkdown(title)}\n\n**No drift**: the platform matches the files.\n`
-    : renderDriftIssue(plan, { title, context: commentContext(ctx, ctx.sha) });
+    : driftBody(view, ctx, title);
 }
+
+/**
+ * The drift issue's body (under `title`, default "carte drift"): for a run of platforms, a section per
+ * platform, each in its own currency, the platforms without drift saying so.
+ */
+function driftBody(view: PlanView & { plan: Plan }, ctx: ActionContext, title: string | undefined): string {
+  const context = commentContext(ctx, ctx.sha);
+  if (!view.sections) return renderDriftIssue(view.plan, { context, ...(title ? { title } : {}) });
+  const line = contextLine(context);
+  const head = `### ${escapeMarkdown(title ?? "carte drift")}\n\n${line ? `${line}\n\n` : ""}`;
+  const share = Math.floor((DRIFT_CHARS - head.length) / Math.max(1, view.sections.length));
+  const parts = view.sections.map((s) =>
+    s.view.plan && s.view.plan.changes.length > 0
+      ? renderDriftIssue(s.view.plan, { title: s.heading, maxChars: share }).replace(/^### /, "#### ")
+      : `#### ${escapeMarkdown(s.heading)}\n\n**No drift**: the platform matches the files.\n`,
+  );
+  return head + parts.join("\n");
+}
+
+/** The room of a drift issue of platforms' sections (GitHub allows 65,536 characters). */
+const DRIFT_CHARS = 60_000;
 
 /** `command: drift`. */
 export async function driftCommand(

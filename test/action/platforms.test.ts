@@ -14,7 +14,8 @@ import { parse } from "yaml";
 import { runAction } from "../../src/action/main.js";
 import { COMMENT_MARKER } from "../../src/action/comment.js";
 import { fakeGitHub } from "./fake-github.js";
-import { repoRoot } from "../helpers/project.js";
+import { edit, repoRoot } from "../helpers/project.js";
+import { commitAll, fakeGitHub as harnessGitHub, git } from "./harness.js";
 
 const saved = { ...process.env };
 let cleanup: (() => Promise<void>) | undefined;
@@ -284,6 +285,107 @@ describe("the Action on a project of two platforms", () => {
     expect(body.indexOf("Platform co — Colombia, COP")).toBeGreaterThan(body.indexOf("Platform br"));
     expect(body).toContain("R$ 29,90");
     expect(body).toContain("$24.900");
+  });
+});
+
+describe("the merge of a pull request planned across two platforms", () => {
+  it("applies each platform's reviewed changes, with one reviewed-plan record for both, and one apply comment per platform", async () => {
+    const { dir } = await setup();
+    const gh = await harnessGitHub();
+    const before = cleanup;
+    cleanup = async () => {
+      gh.close();
+      await before?.();
+    };
+    const baseSha = commitAll(dir, "the chain");
+    git(dir, "checkout", "-q", "-b", "pr7");
+    edit(path.join(dir, "catalogs/burgers.yaml"), "{ COP: 7900, BRL: 9.50 }", "{ COP: 8900, BRL: 10.50 }");
+    const head = commitAll(dir, "fries cost more");
+    const key = "the review key of these tests, a secret of 32+ characters";
+    Object.assign(process.env, {
+      GITHUB_API_URL: gh.url,
+      GITHUB_WORKSPACE: dir,
+      INPUT_BASE: "none",
+      "INPUT_REVIEW-KEY": key,
+    });
+    writeFileSync(
+      process.env.GITHUB_EVENT_PATH!,
+      JSON.stringify({
+        pull_request: { number: 7, head: { sha: head }, base: { sha: baseSha, ref: "main" } },
+      }),
+    );
+    expect((await captured()).code).toBe(0);
+    const comment = gh.comments.find((c) => c.issue === 7)!.body;
+    expect(comment.trimEnd().split("\n").at(-1)).toMatch(
+      /^<!-- carte-reviewed v2 pr=7 head=[0-9a-f]{40} n=8 /,
+    );
+
+    git(dir, "checkout", "-q", "main");
+    git(dir, "merge", "-q", "--no-ff", "-m", "Merge pull request #7", "pr7");
+    const mergeSha = git(dir, "rev-parse", "HEAD");
+    gh.pullsOfCommit.set(mergeSha, [
+      {
+        number: 7,
+        state: "closed",
+        merged_at: "2025-01-01T10:00:00Z",
+        head: { sha: head },
+        base: { ref: "main" },
+      },
+    ]);
+    writeFileSync(process.env.GITHUB_EVENT_PATH!, JSON.stringify({ after: mergeSha }));
+    Object.assign(process.env, {
+      GITHUB_EVENT_NAME: "push",
+      GITHUB_SHA: mergeSha,
+      GITHUB_REF: "refs/heads/main",
+      INPUT_COMMAND: "apply",
+      "INPUT_GIT-LOCK": "false",
+      "INPUT_SECRETS-FILE": path.join(dir, "webhook-secrets.json"),
+    });
+    const merged = await captured();
+    expect(merged.code, merged.stdout).toBe(0);
+    const applied = gh.comments.filter((c) => c.body.startsWith("<!-- carte-apply platform="));
+    expect(applied.map((c) => c.body.split("\n")[0])).toEqual([
+      "<!-- carte-apply platform=co -->",
+      "<!-- carte-apply platform=br -->",
+    ]);
+    expect(applied[0]!.body).toContain("carte apply (platform co)");
+    expect(applied[1]!.body).toContain("carte apply (platform br)");
+    for (const c of applied) expect(c.body).toContain("**Apply complete**");
+  });
+});
+
+describe("drift across two platforms", () => {
+  it("checks every platform and keeps one drift issue, a section per platform in its own currency", async () => {
+    const { dir } = await setup();
+    const gh = await harnessGitHub();
+    const before = cleanup;
+    cleanup = async () => {
+      gh.close();
+      await before?.();
+    };
+    // Only Brazil's store differs from the files: Colombia's was applied.
+    Object.assign(process.env, {
+      GITHUB_API_URL: gh.url,
+      GITHUB_EVENT_NAME: "workflow_dispatch",
+      INPUT_COMMAND: "apply",
+      INPUT_PLATFORM: "co",
+      "INPUT_GIT-LOCK": "false",
+      "INPUT_SECRETS-FILE": path.join(dir, "webhook-secrets.json"),
+    });
+    writeFileSync(process.env.GITHUB_EVENT_PATH!, "{}");
+    expect((await captured()).code).toBe(0);
+    Object.assign(process.env, { GITHUB_EVENT_NAME: "schedule", INPUT_COMMAND: "drift", INPUT_PLATFORM: "" });
+    const drift = await captured();
+    expect(drift.code, drift.stdout).toBe(2);
+    expect(gh.issues).toHaveLength(1);
+    const body = gh.issues[0]!.body;
+    const co = body.indexOf("Platform co — Colombia, COP");
+    const br = body.indexOf("Platform br — Brazil, BRL");
+    expect(co).toBeGreaterThan(0);
+    expect(br).toBeGreaterThan(co);
+    expect(body.slice(co, br)).toContain("**No drift**");
+    expect(body.slice(br)).toContain("R$ 29,90");
+    expect(body.slice(br)).toContain("sp-paulista");
   });
 });
 
