@@ -105,6 +105,60 @@ describe("carte init", () => {
     expect(existsSync(path.join(repo, "bad"))).toBe(false);
   });
 
+  it("starts a project in two countries that validates, plans and applies on the embedded emulator", async () => {
+    const dir = path.join(chainRepository(), "menu");
+    const r = await carte(["init", dir, "--countries", "co,BR"]);
+    expect(r.code, r.err).toBe(0);
+    for (const f of [
+      "carte.yaml",
+      "catalogs/main.yaml",
+      "stores/first-store-co.yaml",
+      "stores/first-store-br.yaml",
+    ])
+      expect(r.out).toMatch(new RegExp(`created\\s+.*${f.replace(".", "\\.")}\\n`));
+    const project = parse(readFileSync(path.join(dir, "carte.yaml"), "utf8")) as Record<string, unknown>;
+    // Each country a platform, its currency and language following the country; no currency: of its own.
+    expect(project.currency).toBeUndefined();
+    expect(project.platforms).toEqual({
+      co: {
+        country: "CO",
+        currency: "COP",
+        language: "es",
+        credentials: { client_id: "CARTE_CO_CLIENT_ID", client_secret: "CARTE_CO_CLIENT_SECRET" },
+      },
+      br: {
+        country: "BR",
+        currency: "BRL",
+        language: "pt",
+        credentials: { client_id: "CARTE_BR_CLIENT_ID", client_secret: "CARTE_BR_CLIENT_SECRET" },
+      },
+    });
+    // One price in each currency, as each currency writes prices; the title in each language.
+    const catalog = readFileSync(path.join(dir, "catalogs", "main.yaml"), "utf8");
+    expect(catalog).toMatch(/^ {4}price: \{ COP: 10500, BRL: 10\.50 \}$/m);
+    expect(catalog).toContain("pt: { title: Primeiro produto }");
+    expect(readFileSync(path.join(dir, "stores", "first-store-br.yaml"), "utf8")).toMatch(/^platform: br$/m);
+
+    const config = path.join(dir, "carte.yaml");
+    const valid = await carte(["validate", "-c", config]);
+    expect(valid.code, valid.err).toBe(0);
+    // Each platform planned in its own section, on its own embedded emulator, prices in its currency.
+    const plan = await carte(["plan", "-c", config]);
+    expect(plan.code, plan.err).toBe(0);
+    expect(plan.out).toMatch(/^Platform co — Colombia, COP — /m);
+    expect(plan.out).toMatch(/^Platform br — Brazil, BRL — /m);
+    expect(plan.out).toContain("Primeiro produto");
+    expect(plan.out).toContain("R$ 10,50");
+    expect(plan.out).toContain("$10.500");
+    const applied = await carte(["apply", "--auto-approve", "-c", config]);
+    expect(applied.code, applied.err).toBe(0);
+    const again = await carte(["plan", "--detailed-exitcode", "-c", config]);
+    expect(again.code, again.out + again.err).toBe(0);
+    expect(again.out.match(/No changes/g)).toHaveLength(2);
+    for (const name of ["co", "br"])
+      expect(existsSync(path.join(dir, ".carte", "platforms", name))).toBe(true);
+  });
+
   it("refuses a country the platform does not serve, a country twice, and --currency beside --countries", async () => {
     const repo = chainRepository();
     const unknown = await carte(["init", path.join(repo, "a"), "--countries", "CO,BZ"]);
