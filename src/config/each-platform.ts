@@ -22,7 +22,12 @@ async function platformsSection(configPath: string): Promise<{ file: string; sec
   };
   // carte.yaml may be a link: it must lead inside its folder, as loadProject requires.
   const self = await insideProject(dirname(configFile), configFile).catch(() => undefined);
-  if (!self?.inside) refuse("carte.yaml leads outside its folder (or cannot be resolved); it was not read");
+  if (!self?.inside)
+    refuse(
+      self
+        ? "carte.yaml leads outside its folder through a symbolic link; it was not read"
+        : "cannot resolve where carte.yaml leads (a loop of symbolic links?); it was not read",
+    );
   const read = await readConfigFile(configFile, DEFAULT_MAX_FILE_BYTES);
   if (!read.ok) return refuse(read.message, read.line, read.col);
   const { parsed, problems } = parseYaml(shown, read.text);

@@ -51,6 +51,7 @@ import { currencyOf, type Currency } from "../money.js";
 import type { ProjectPlatform } from "./platforms.js";
 import { mergeOverrides, OverridesChecker, plainOverrides, readOverrides, timedLayer } from "./overrides.js";
 import { OptionPricePatterns } from "./option-price-patterns.js";
+import { catalogsFor, type CatalogTarget, type MissingPrices } from "./currency-prices.js";
 import { RuledPrices } from "./ruled-prices.js";
 import type { MergedOverrides, OverridesLayer } from "./overrides.js";
 import type { StoreSources } from "./provenance.js";
@@ -60,6 +61,7 @@ import {
   hostOfScope,
   projectPlatformOf,
   readPlatforms,
+  refuseIncludedPlatform,
   scopedFiles,
   scopeOf,
   type PlatformScope,
@@ -707,15 +709,13 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
     limits,
     reading,
   );
-  const { catalogFiles, identities } = read;
-  // The platform's groups and stores alone (in a rehearsal, its test stores), before their prices are read.
-  const { groupFiles, storeFiles, storePaths } = scopedFiles(
+  const { identities } = read;
+  // The platform's catalogs, groups and stores (in a rehearsal, its test stores), before prices are read.
+  const { catalogFiles, missingPrices, groupFiles, storeFiles, storePaths } = forPlatform(
     read,
     project.parsed,
-    platforms,
-    scope,
+    { platforms, scope, currency, everyStoreRead: options.stores === undefined },
     problems,
-    options.stores === undefined,
   );
 
   const { indexes, catalogs } = checkRules(
@@ -739,7 +739,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const { settingsOf, mergedOverrides, sourcesOf, holidaySites, zonesOf, windowsOf } = mergeStoreLayers(
     layers,
     { root, configFile, storeFiles, storePaths, indexes, catalogPaths, catalogs },
-    { problems, sections, time, currency, withSources: options.stores?.resolve !== undefined },
+    { problems, sections, time, currency, missingPrices, withSources: options.stores?.resolve !== undefined },
   );
   const client = readClient(project.parsed, field(projectData, "client"), problems);
   const rollout = await readRollout(
@@ -757,7 +757,7 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
 
   const { resolved, catalogsOut, resolvable, sources } = storesToResolve(
     options,
-    { indexes, catalogFiles, storeFiles, mergedOverrides },
+    { indexes, catalogFiles, written: read.catalogFiles, storeFiles, mergedOverrides },
     { settingsOf, sourcesOf, zonesOf, windowsOf },
   );
 
@@ -808,6 +808,8 @@ function storesToResolve(
   files: {
     indexes: readonly CatalogIndex[];
     catalogFiles: readonly ReadFile[];
+    /** The catalog files as written (prices per currency, titles per language). */
+    written: readonly ReadFile[];
     storeFiles: readonly ReadFile[];
     mergedOverrides: readonly MergedOverrides[];
   },
@@ -823,7 +825,7 @@ function storesToResolve(
   resolvable: ResolvableStore[];
   sources: Map<string, StoreSources> | undefined;
 } {
-  const { indexes, catalogFiles, storeFiles, mergedOverrides } = files;
+  const { indexes, catalogFiles, written, storeFiles, mergedOverrides } = files;
   const resolveOnly = options.stores?.resolve;
   const resolved = resolveOnly
     ? storeFiles.flatMap((_, i) => (resolveOnly(merged.sourcesOf[i]!) ? [i] : []))
@@ -831,6 +833,7 @@ function storesToResolve(
   const { catalogsOut, resolvable } = resolvableStores(
     indexes,
     catalogFiles,
+    written,
     storeFiles,
     merged.settingsOf,
     mergedOverrides,
@@ -1135,6 +1138,8 @@ function mergeStoreLayers(
     time: TimeContext;
     /** carte.yaml `currency:`, to show prices in messages. */
     currency: Currency | undefined;
+    /** The catalog prices without an amount in the currency, checked against the stores that sell them. */
+    missingPrices: MissingPrices;
     withSources: boolean;
   },
 ): {
@@ -1211,6 +1216,7 @@ function mergeStoreLayers(
       patterns.expand(merged, index);
       // The prices the store's rules make from the catalog's, with every option price known.
       ruled.check(merged, index, storeKey);
+      run.missingPrices.check(merged, index.site.parsed, storeKey);
     }
     const kindOf = (sku: string) =>
       index?.categories.has(sku) ? "category" : index?.skus.get(sku)?.kind === "item" ? "item" : undefined;
@@ -1222,6 +1228,7 @@ function mergeStoreLayers(
   checker.finish();
   patterns.finish();
   ruled.finish();
+  run.missingPrices.finish();
   for (const { e, stores } of expired.values())
     time.warn(
       e.site,
@@ -1238,6 +1245,7 @@ function mergeStoreLayers(
 function resolvableStores(
   indexes: readonly CatalogIndex[],
   catalogFiles: readonly ReadFile[],
+  written: readonly ReadFile[],
   storeFiles: readonly ReadFile[],
   settingsOf: readonly StoreSettings[],
   mergedOverrides: readonly MergedOverrides[],
@@ -1251,7 +1259,10 @@ function resolvableStores(
     const file = catalogFiles[i];
     if (file && !catalogByName.has(index.name)) {
       catalogByName.set(index.name, file.parsed.data as CatalogFile);
-      catalogsOut.set(index.name, { catalog: file.parsed.data as CatalogFile, file: file.parsed.file });
+      catalogsOut.set(index.name, {
+        catalog: written[i]!.parsed.data as CatalogFile,
+        file: file.parsed.file,
+      });
     }
   });
   const all: ResolvableStore[] = storeFiles.map((s, i) => {
@@ -1324,6 +1335,7 @@ async function readLayers(
     time,
     reading,
   );
+  for (const file of includes.values()) refuseIncludedPlatform(file.parsed, problems);
   // Catalog overrides and availability of every layer (carte.yaml, groups, stores, included files).
   const overridesOf = readLayersOverrides(
     [
@@ -1446,6 +1458,46 @@ function readPlatformScope(
   const scope = scopeOf(project, platforms, options.platform, problems);
   const currency = scope ? scope.platform.currency : readCurrency(project, problems);
   return { warnings, platforms, scope, currency };
+}
+
+/**
+ * What a load keeps of the files read, as its platform reads them: the catalogs in its currency and
+ * language, with the prices they miss in it (src/config/currency-prices.ts), and its groups and stores
+ * alone (src/config/project-platforms.ts `scopedFiles`).
+ */
+function forPlatform(
+  read: { catalogFiles: ReadFile[]; groupFiles: ReadFile[]; storeFiles: ReadFile[]; storePaths: string[] },
+  project: YamlFile,
+  load: {
+    platforms: ProjectPlatforms | undefined;
+    scope: PlatformScope | undefined;
+    currency: Currency | undefined;
+    everyStoreRead: boolean;
+  },
+  problems: ConfigProblem[],
+): {
+  catalogFiles: ReadFile[];
+  missingPrices: MissingPrices;
+  groupFiles: ReadFile[];
+  storeFiles: ReadFile[];
+  storePaths: string[];
+} {
+  const { platforms, scope, currency } = load;
+  const target = catalogTarget(platforms, scope, currency);
+  return {
+    ...catalogsFor(read.catalogFiles, target, scope?.platform.name, problems),
+    ...scopedFiles(read, project, platforms, scope, problems, load.everyStoreRead),
+  };
+}
+
+/** What the catalogs are read in: the load's currency, its platform's language, and every platform's currency. */
+function catalogTarget(
+  platforms: ProjectPlatforms | undefined,
+  scope: PlatformScope | undefined,
+  currency: Currency | undefined,
+): CatalogTarget {
+  const currencies = [...new Set([...(platforms?.byName.values() ?? [])].map((p) => p.currency.code))];
+  return { currency, language: scope?.platform.language, currencies };
 }
 
 /** A shared settings file named by `include:`, read and checked. */

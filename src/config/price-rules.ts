@@ -94,7 +94,21 @@ export function readPriceRules(
     let ok = true;
     const amount = (key: string): { text: string; value: ReturnType<typeof parsePriceText> } | undefined => {
       if (!Object.hasOwn(rule, key)) return undefined;
-      const text = writtenText(parsed, [...here, key], rule[key]);
+      // An amount per currency ({COP: 100, BRL: "0.10"}): the amount of the store's currency.
+      const perCurrency =
+        key !== "percent" && isRecord(rule[key]) ? (rule[key] as Record<string, unknown>) : undefined;
+      if (perCurrency && (!currency || !Object.hasOwn(perCurrency, currency.code))) {
+        r.at(
+          [...here, key],
+          currency
+            ? `${key} gives no amount in ${currency.code}, the currency of the stores this rule applies to: write ${currency.code}: … in it`
+            : `${key} per currency needs to know the stores' currency: name it with currency: in carte.yaml, or the platforms' under platforms:`,
+        );
+        ok = false;
+        return undefined;
+      }
+      const path = perCurrency ? [...here, key, currency!.code] : [...here, key];
+      const text = writtenText(parsed, path, perCurrency ? perCurrency[currency!.code] : rule[key]);
       const value = text === undefined ? undefined : parsePriceText(text);
       if (text === undefined || value === undefined) {
         r.at(

@@ -505,3 +505,17 @@ function reportPlatformsWithout(
   for (const s of storeFiles)
     if (typeof field(s.parsed.data, "platform") === "string") at(s.parsed, "/platform");
 }
+
+/**
+ * Reports `platform:` in a settings file named by `include:`: a store's platform is written in its
+ * file, its group's defaults or carte.yaml's defaults, where it is seen before anything is read.
+ */
+export function refuseIncludedPlatform(parsed: YamlFile, problems: ConfigProblem[]): void {
+  if (field(parsed.data, "platform") !== undefined)
+    report(
+      problems,
+      { parsed, pointer: "/platform" },
+      "platform: is not read from an included file: write it in the store file, in its group's defaults or in carte.yaml's defaults",
+      "key",
+    );
+}

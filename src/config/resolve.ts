@@ -5,7 +5,8 @@
  * Pure: the caller has already validated and checked the files (see `load.ts`).
  */
 
-import type { CatalogFile, InlineOption, StoreFile } from "../generated/config.js";
+import type { CatalogFile, CatalogPrice, InlineOption, StoreFile } from "../generated/config.js";
+import { InternalError } from "../errors.js";
 import { own, table } from "../model.js";
 import type {
   ClientState,
@@ -128,7 +129,7 @@ export function resolveStore({
       type: "ITEM",
       title: titleOf(item.sku, item.title),
       description: descriptionOf(item.sku, item.description),
-      price: priceOf(item.sku, item.price),
+      price: priceOf(item.sku, amountOf(item.price)),
       images: imagesOf(item.sku, item.images),
       children: kept(item.modifier_groups),
       min: null,
@@ -142,7 +143,7 @@ export function resolveStore({
 
   // Options written in full, and the parents of option prices: items, then options, by SKU.
   const parents: OptionPriceParent[] = [
-    ...(catalog.items ?? []).map((i) => ({ sku: i.sku, optionPrices: i.option_prices })),
+    ...(catalog.items ?? []).map((i) => ({ sku: i.sku, optionPrices: amountsOf(i.option_prices) })),
   ];
   for (const group of catalog.modifier_groups ?? []) {
     for (const option of group.options) {
@@ -152,14 +153,14 @@ export function resolveStore({
         type: "ITEM",
         title: titleOf(option.sku, option.title),
         description: descriptionOf(option.sku, option.description),
-        price: priceOf(option.sku, option.price),
+        price: priceOf(option.sku, amountOf(option.price)),
         images: imagesOf(option.sku, option.images),
         children: (option.modifier_groups ?? []).filter((g) => keep(g) && own(items, g) !== undefined),
         min: null,
         max: null,
         modifiersType: null,
       };
-      parents.push({ sku: option.sku, optionPrices: option.option_prices });
+      parents.push({ sku: option.sku, optionPrices: amountsOf(option.option_prices) });
     }
   }
 
@@ -258,6 +259,28 @@ function availabilityOfStore(
 }
 
 /** An item or an option written in full, with the option prices its catalog entry writes. */
+/**
+ * The amount of a catalog price. A load scoped to a platform resolves its catalogs with every price per
+ * currency turned into the amount of the platform's currency (src/config/currency-prices.ts), so a
+ * mapping here is a mistake of carte's.
+ */
+function amountOf(price: CatalogPrice): number;
+function amountOf(price: CatalogPrice | undefined): number | undefined;
+function amountOf(price: CatalogPrice | undefined): number | undefined {
+  if (price === undefined || typeof price === "number") return price;
+  throw new InternalError("a catalog price per currency reached the resolver unprojected");
+}
+
+/** {@link amountOf} of each price of an `option_prices:` mapping. */
+function amountsOf(
+  prices: Readonly<Record<string, CatalogPrice>> | undefined,
+): Record<string, number> | undefined {
+  if (prices === undefined) return undefined;
+  const out = table<number>();
+  for (const [sku, price] of Object.entries(prices)) out[sku] = amountOf(price);
+  return out;
+}
+
 interface OptionPriceParent {
   sku: string;
   optionPrices: Record<string, number | undefined> | undefined;
@@ -478,9 +501,10 @@ function addUpcoming(
 /** The catalog's own price of an item or an option written in full; `undefined` when it has none. */
 function catalogPrice(catalog: CatalogFile, sku: string): number | undefined {
   const item = (catalog.items ?? []).find((i) => i.sku === sku);
-  if (item) return item.price;
+  if (item) return amountOf(item.price);
   for (const g of catalog.modifier_groups ?? [])
-    for (const option of g.options) if (typeof option !== "string" && option.sku === sku) return option.price;
+    for (const option of g.options)
+      if (typeof option !== "string" && option.sku === sku) return amountOf(option.price);
   return undefined;
 }
 

@@ -375,6 +375,12 @@ function toProblem(parsed: YamlFile, kind: FileKind, e: ErrorObject, currency?: 
       // A price written with a comma (`25,900`, `6,90`) is text to YAML: say so, not "must be a number".
       const comma = String(p.type).includes("number") ? commaPriceProblem(e.data, currency) : undefined;
       if (comma) return problem(at, comma);
+      // A catalog price: one amount, or an amount per currency (schemas/config/catalog.schema.json).
+      if (name === "price" && String(p.type) === "number,object")
+        return problem(
+          at,
+          `price must be a number, got ${got} (or an amount per currency, such as {COP: 24900, BRL: 29.90})`,
+        );
       const types = String(p.type)
         .split(",")
         .map((t) => TYPE_NAMES[t] ?? t);

@@ -394,19 +394,30 @@ export interface PriceRule {
    *
    * Round to a price ending in this amount, for example "0.90" (32.90, 33.90…) or 900 in COP (32.900, 33.900…); it repeats every power of ten above it (1 for 0.90, 1000 for 900), or every step: when one is written. At most the currency's decimals; quote it ("0.90") to keep the trailing zero readable.
    */
-  ending?: string | number;
+  ending?: string | number | AmountPerCurrency;
   /**
    * Step.
    *
    * Round to a multiple of this amount (plus ending: when written), for example 100 in COP or "0.05" in BRL. Above zero, at most the currency's decimals.
    */
-  step?: string | number;
+  step?: string | number | AmountPerCurrency;
   /**
    * Direction of the rounding.
    *
    * up (the default): the next price with the ending or step at or above the marked-up price; nearest: the closest one (a tie goes up).
    */
   round?: "up" | "nearest";
+}
+/**
+ * Amount per currency.
+ *
+ * An amount per ISO 4217 currency code, for a rule shared by platforms of several currencies: {COP: 100, BRL: "0.10"}. Each store rounds with the amount of its platform's currency; a store whose currency it does not give is refused.
+ *
+ * This interface was referenced by `SettingsFile`'s JSON-Schema
+ * via the `definition` "AmountPerCurrency".
+ */
+export interface AmountPerCurrency {
+  [k: string]: (string | number) | undefined;
 }
 /**
  * Item availability.
@@ -901,7 +912,17 @@ export type Description = string;
 /**
  * Price.
  *
- * The price in the currency of carte.yaml (currency:), written as that currency is written: 24900 for 24.900 Colombian pesos, 12.50 for R$ 12,50. At most the currency's decimals (none for COP; 2 without a currency).
+ * The price: one amount when every platform of the project has one currency (24900), or an amount per currency when the platforms of carte.yaml platforms: have several ({COP: 24900, BRL: 29.90}): each store sells at the amount in its platform's currency, and a store whose currency the price does not give is refused (never another country's number).
+ */
+export type CatalogPrice =
+  | Price
+  | {
+      [k: string]: Price;
+    };
+/**
+ * Price.
+ *
+ * The price in the currency of carte.yaml (currency:), or of the store's platform, written as that currency is written: 24900 for 24.900 Colombian pesos, 12.50 for R$ 12,50. At most the currency's decimals (none for COP; 2 without a currency).
  */
 export type Price = number;
 /**
@@ -980,7 +1001,8 @@ export interface CatalogItem {
   sku: Sku;
   title: Title;
   description?: Description;
-  price: Price;
+  translations?: Translations;
+  price: CatalogPrice;
   images?: Images;
   /**
    * Modifier groups of the item.
@@ -998,8 +1020,26 @@ export interface CatalogItem {
    * Prices of options when they are chosen with this item, by option SKU, for example CHEESE: 0 in a combo that includes cheese. Elsewhere the option keeps its own price. Each option must be offered under the item: by one of its modifier groups, or by a group of an option below it (the price then applies in every option under this item that offers it, unless a nearer price is written).
    */
   option_prices?: {
-    [k: string]: Price;
+    [k: string]: CatalogPrice;
   };
+}
+/**
+ * Translations.
+ *
+ * The title and description in other languages, by ISO 639 language code, for example {pt: {title: Hambúrguer clássico, description: …}}: a platform with language: pt shows them; the title and description written above where a translation gives none.
+ */
+export interface Translations {
+  /**
+   * In one language.
+   *
+   * The title and description in this language; either may be left out.
+   */
+  [k: string]:
+    | {
+        title?: Title;
+        description?: Description;
+      }
+    | undefined;
 }
 /**
  * Offered from, until.
@@ -1028,6 +1068,7 @@ export interface OfferWindow {
 export interface ModifierGroup {
   sku: Sku;
   title: Title;
+  translations?: TitleTranslations;
   /**
    * Fewest choices.
    *
@@ -1057,6 +1098,23 @@ export interface ModifierGroup {
   options: (Sku | InlineOption)[];
 }
 /**
+ * Translations.
+ *
+ * The title in other languages, by ISO 639 language code, for example {pt: {title: Bebidas}}: a platform with language: pt shows it; the title written above where a translation gives none.
+ */
+export interface TitleTranslations {
+  /**
+   * In one language.
+   *
+   * The title in this language.
+   */
+  [k: string]:
+    | {
+        title: Title;
+      }
+    | undefined;
+}
+/**
  * Option.
  *
  * An option of a modifier group, written in full. Other groups of the catalog can reuse it by its SKU. An option may offer modifier groups of its own (nested modifiers).
@@ -1065,7 +1123,8 @@ export interface InlineOption {
   sku: Sku;
   title: Title;
   description?: Description;
-  price: Price;
+  translations?: Translations;
+  price: CatalogPrice;
   images?: Images;
   /**
    * Modifier groups of the option.
@@ -1081,7 +1140,7 @@ export interface InlineOption {
    * Prices of the options under this option (offered by its modifier groups, or by those of the options below it) when they are chosen with this option, by option SKU, for example STUFFED-CRUST: 6000 inside a large size. Elsewhere they keep their own price; a price written nearer the option wins.
    */
   option_prices?: {
-    [k: string]: Price;
+    [k: string]: CatalogPrice;
   };
 }
 /**
@@ -1092,6 +1151,7 @@ export interface InlineOption {
 export interface Category {
   sku: Sku;
   title: Title;
+  translations?: TitleTranslations;
   /**
    * Items of the category.
    *

@@ -15,7 +15,7 @@
  * another catalog (src/import/factor.ts).
  */
 
-import type { CatalogFile, CatalogItem, InlineOption, ModifierGroup } from "../generated/config.js";
+import type { CatalogFile, CatalogItem, CatalogPrice, InlineOption, ModifierGroup } from "../generated/config.js";
 import { hasAtMostTwoDecimals } from "../money.js";
 import { jsonEqual, address } from "../plain-data.js";
 import { own, table, type ImageRef, type ItemResource, type StoreState } from "../model.js";
@@ -255,11 +255,29 @@ function keptOptions(
  * (`carte import --merge`) may write prices by ancestor; the import's own catalogs write them in the
  * parent.
  */
+/**
+ * The one amount of a catalog price; `undefined` for a price per currency ({COP: 24900, BRL: 29.90}),
+ * which names no amount without the store's currency.
+ */
+function oneAmount(price: CatalogPrice | undefined): number | undefined {
+  return typeof price === "number" ? price : undefined;
+}
+
+/** The one-amount prices of an `option_prices:` mapping (see {@link oneAmount}). */
+function oneAmounts(prices: Readonly<Record<string, CatalogPrice>>): Record<string, number> {
+  const out = table<number>();
+  for (const [sku, price] of Object.entries(prices)) {
+    const amount = oneAmount(price);
+    if (amount !== undefined) out[sku] = amount;
+  }
+  return out;
+}
+
 function catalogOptionPrices(catalog: CatalogFile): (parent: string, option: string) => number | undefined {
   const written = new Map<string, Readonly<Record<string, number>>>();
   const groupsOf = new Map<string, readonly string[]>();
   for (const i of catalog.items ?? []) {
-    if (i.option_prices) written.set(i.sku, i.option_prices);
+    if (i.option_prices) written.set(i.sku, oneAmounts(i.option_prices));
     groupsOf.set(i.sku, i.modifier_groups ?? []);
   }
   const optionsOf = new Map<string, string[]>();
@@ -270,7 +288,7 @@ function catalogOptionPrices(catalog: CatalogFile): (parent: string, option: str
     );
     for (const o of g.options) {
       if (typeof o === "string") continue;
-      if (o.option_prices) written.set(o.sku, o.option_prices);
+      if (o.option_prices) written.set(o.sku, oneAmounts(o.option_prices));
       groupsOf.set(o.sku, o.modifier_groups ?? []);
     }
   }
@@ -401,10 +419,15 @@ export const itemsCatalog: CatalogPart<ItemResource> = {
       string,
       { title: string; description?: string; images?: readonly unknown[]; price?: number }
     >();
-    for (const i of catalog.items ?? []) base.set(i.sku, i);
+    const withAmount = (i: CatalogItem | InlineOption) => {
+      const { price, ...rest } = i;
+      const amount = oneAmount(price);
+      return amount === undefined ? rest : { ...rest, price: amount };
+    };
+    for (const i of catalog.items ?? []) base.set(i.sku, withAmount(i));
     for (const g of catalog.modifier_groups ?? []) {
       base.set(g.sku, { title: g.title });
-      for (const o of g.options) if (typeof o !== "string") base.set(o.sku, o);
+      for (const o of g.options) if (typeof o !== "string") base.set(o.sku, withAmount(o));
     }
     const catalogPrice = catalogOptionPrices(catalog);
     const prices = table<number>();

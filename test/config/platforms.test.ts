@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadEachPlatform, loadProject, readPlatformNames } from "../../src/config/index.js";
@@ -147,6 +148,19 @@ describe("carte.yaml platforms:", () => {
     );
   });
 
+  it("refuses platform: in an included settings file", async () => {
+    const dir = await writeProject(
+      twoPlatforms({
+        "stores/med-sur.yaml": storeYaml(900103, "med-sur", "platform: med\ninclude: shared.yaml\n"),
+        "shared.yaml": "platform: bog\n",
+      }),
+    );
+    const problems = await problemsOf(loadProject(join(dir, "carte.yaml"), { platform: { name: "med" } }));
+    expect(problems).toEqual([
+      `${shown(dir, "shared.yaml")}:1:1: platform: is not read from an included file: write it in the store file, in its group's defaults or in carte.yaml's defaults`,
+    ]);
+  });
+
   it("takes carte.yaml defaults: platform: for a store that names none", async () => {
     const dir = await writeProject(
       twoPlatforms({
@@ -212,6 +226,128 @@ describe("carte.yaml platforms:", () => {
     const problems = await problemsOf(loadProject(join(dir, "carte.yaml")));
     expect(problems).toEqual([
       `${shown(dir, "stores/a.yaml")}:6:11: platform: names a platform of carte.yaml platforms:, and carte.yaml has none: remove it, or name the platforms under platforms:`,
+    ]);
+  });
+});
+
+/** The two-country fixture: Colombia (COP, es) and Brazil (BRL, pt), one catalog, a group each. */
+const FIXTURE = join(import.meta.dirname, "../fixtures/two-countries");
+
+/** The fixture's files by relative path, to write a variant of it with {@link writeProject}. */
+function fixtureFiles(): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const entry of readdirSync(FIXTURE, { recursive: true, withFileTypes: true }))
+    if (entry.isFile()) {
+      const path = join(entry.parentPath, entry.name);
+      files[path.slice(FIXTURE.length + 1)] = readFileSync(path, "utf8");
+    }
+  return files;
+}
+
+/** An item of a loaded store's desired state. */
+function itemOf(project: { desired: { stores: Record<string, unknown> } }, store: string, sku: string) {
+  const state = project.desired.stores[store] as unknown as {
+    kinds: { item: { items: Record<string, Record<string, unknown>> } };
+  };
+  return state.kinds.item.items[sku]!;
+}
+
+describe("one catalog across countries", () => {
+  it("sells each item at its platform's currency's price, with its rules and overrides", async () => {
+    const [co, br] = await loadEachPlatform(join(FIXTURE, "carte.yaml"));
+    expect(co!.project.currency?.code).toBe("COP");
+    // 24900 + 10 % = 27390, rounded up to the COP step 100.
+    expect(itemOf(co!.project, "bog-centro", "BURGER").price).toBe(27400);
+    expect(itemOf(co!.project, "bog-centro", "CHEESE")).toMatchObject({
+      price: 2200,
+      priceInParent: { BURGER: 0 },
+    });
+    expect(br!.project.currency?.code).toBe("BRL");
+    expect(itemOf(br!.project, "sp-paulista", "BURGER").price).toBe(29.9);
+    expect(itemOf(br!.project, "sp-paulista", "FRIES").price).toBe(13.9);
+    expect(itemOf(br!.project, "sp-paulista", "BACON").price).toBe(6);
+    // The catalogs as written, prices per currency and all (what an import merges into).
+    expect(br!.project.catalogs.get("burgers")?.catalog.items?.[0]?.price).toEqual({ COP: 24900, BRL: 29.9 });
+  });
+
+  it("shows the titles of the platform's language, the written ones where no translation gives one", async () => {
+    const [co, br] = await loadEachPlatform(join(FIXTURE, "carte.yaml"));
+    expect(itemOf(co!.project, "bog-centro", "BURGER")).toMatchObject({
+      title: "Hamburguesa clásica",
+      description: "Carne, queso y tomate",
+    });
+    expect(itemOf(br!.project, "sp-paulista", "BURGER")).toMatchObject({
+      title: "Hambúrguer clássico",
+      description: "Carne, queijo e tomate",
+    });
+    expect(itemOf(br!.project, "sp-paulista", "FRIES")).toMatchObject({
+      title: "Batata frita",
+      description: "",
+    });
+    expect(itemOf(br!.project, "sp-paulista", "EXTRAS").title).toBe("Adicionais");
+    expect(itemOf(br!.project, "sp-paulista", "CHEESE").title).toBe("Queijo");
+    expect(itemOf(br!.project, "sp-paulista", "BACON").title).toBe("Tocineta");
+    const state = br!.project.desired.stores["sp-paulista"] as unknown as {
+      kinds: { category: Record<string, { title: string }> };
+    };
+    expect(state.kinds.category.MAIN!.title).toBe("Principais");
+  });
+
+  it("rehearses the mapped store on the development host under its test identity", async () => {
+    const [dev] = await loadEachPlatform(join(FIXTURE, "carte.yaml"), { rehearsal: true });
+    expect(dev!.name).toBe("co");
+    expect(Object.keys(dev!.project.desired.stores)).toEqual(["test-bog-centro"]);
+    expect(itemOf(dev!.project, "test-bog-centro", "BURGER").price).toBe(27400);
+    expect(dev!.project.platformOf?.credentials.clientId).toBe("CARTE_CO_DEV_CLIENT_ID");
+  });
+
+  it("refuses a price a store sells without an amount in its currency, naming the store, platform and currency", async () => {
+    const files = fixtureFiles();
+    files["catalogs/burgers.yaml"] = files["catalogs/burgers.yaml"]!.replace(
+      "price: { COP: 4500, BRL: 6 }",
+      "price: { COP: 4500 }",
+    );
+    const dir = await writeProject(files);
+    const problems = await problemsOf(loadProject(join(dir, "carte.yaml"), { platform: { name: "br" } }));
+    expect(problems).toEqual([
+      `${shown(dir, "catalogs/burgers.yaml")}:24:47: "BACON" has no price in BRL, and store "sp-paulista" of platform "br" sells it: write BRL: … in this price (or the store's price under overrides: prices:, or exclude it there); another currency's amount is never used`,
+    ]);
+    // Colombia's stores have their price.
+    const co = await loadProject(join(dir, "carte.yaml"), { platform: { name: "co" } });
+    expect(itemOf(co, "bog-centro", "BACON").price).toBe(5000);
+    // A store that prices it in its overrides, or does not sell it, needs none.
+    files["groups/sao-paulo.yaml"] += "      BACON: 6.50\n";
+    const priced = await writeProject(files);
+    const br = await loadProject(join(priced, "carte.yaml"), { platform: { name: "br" } });
+    expect(itemOf(br, "sp-paulista", "BACON").price).toBe(6.5);
+  });
+
+  it("refuses a single amount where the platforms sell in several currencies, and checks each amount in its own", async () => {
+    const files = fixtureFiles();
+    files["catalogs/burgers.yaml"] = files["catalogs/burgers.yaml"]!.replace(
+      "price: { COP: 8900, BRL: 12.50 }",
+      "price: 8900",
+    ).replace("price: { COP: 2000, BRL: 3.50 }", "price: { COP: 2000.5, BRL: 3.505 }");
+    const dir = await writeProject(files);
+    const problems = await problemsOf(loadProject(join(dir, "carte.yaml"), { platform: { name: "co" } }));
+    const catalog = shown(dir, "catalogs/burgers.yaml");
+    expect(problems).toEqual([
+      `${catalog}:14:12: the platforms of carte.yaml sell in COP and BRL: write the price per currency, {COP: …, BRL: …}`,
+      `${catalog}:23:93: price 2000.5 has 1 decimal, but COP prices have none: write whole amounts`,
+      `${catalog}:23:106: price 3.505 has 3 decimals, but BRL prices have at most 2: round it to 2 decimals (3.51)`,
+    ]);
+  });
+
+  it("refuses a price rule amount per currency without the store's currency", async () => {
+    const files = fixtureFiles();
+    files["groups/bogota.yaml"] = files["groups/bogota.yaml"]!.replace(
+      'step: { COP: 100, BRL: "0.10" }',
+      'step: { BRL: "0.10" }',
+    );
+    const dir = await writeProject(files);
+    const problems = await problemsOf(loadProject(join(dir, "carte.yaml"), { platform: { name: "co" } }));
+    expect(problems).toEqual([
+      `${shown(dir, "groups/bogota.yaml")}:4:28: step gives no amount in COP, the currency of the stores this rule applies to: write COP: … in it`,
     ]);
   });
 });
