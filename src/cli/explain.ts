@@ -10,7 +10,7 @@
  */
 
 import type { Argv, CommandModule } from "yargs";
-import { loadProject } from "../config/index.js";
+import { loadProject, type LoadedProject } from "../config/index.js";
 import { explainResource, type AttributeOrigin, type Explanation } from "../config/provenance.js";
 import { CommandLineError, ExitCode } from "../errors.js";
 import { closest, didYouMean } from "../suggest.js";
@@ -21,6 +21,11 @@ import { escapeTerminal } from "../render/escape.js";
 import { formatAttribute } from "../render/lines.js";
 import { attributeLabel } from "../render/view.js";
 import type { CliIo } from "./io.js";
+import { platformHeadingText } from "../render/platform-heading.js";
+import { choosePlatforms } from "../run/each-platform.js";
+import { describeTarget, runTarget } from "../run/session.js";
+import { platformLoad } from "../run/step-load.js";
+import { platformChoice, platformFlags, sectionOf, type PlatformChoice } from "./platform-sections.js";
 import { clockFromEnv } from "../time/clock.js";
 import { menusOf, categoriesOf, itemsOf } from "../kinds/catalog.js";
 
@@ -72,20 +77,26 @@ export function renderExplanation(e: Explanation, currency: Currency | undefined
   return lines.map((l) => escapeTerminal(l)).join("\n") + "\n";
 }
 
-/** `carte explain`. */
-export async function runExplain(opts: { config: string; address: string }, io: CliIo): Promise<number> {
-  const m = /^store\[([^\]]+)\]\.([a-z_]+)\[([^\]]+)\]$/.exec(opts.address.trim());
+/** The parts of an address `store[KEY].SEGMENT[KEY]`; a {@link CommandLineError} for another text. */
+function parseAddress(address: string): { storePattern: string; segment: string; keyPattern: string } {
+  const m = /^store\[([^\]]+)\]\.([a-z_]+)\[([^\]]+)\]$/.exec(address.trim());
   if (!m || !(SEGMENTS as readonly string[]).includes(m[2]!)) {
     const kind = m ? closest(m[2]!, SEGMENTS) : undefined;
     throw new CommandLineError(
-      `"${opts.address}" is not an address carte explain knows: write store[KEY].SEGMENT[KEY] with ` +
+      `"${address}" is not an address carte explain knows: write store[KEY].SEGMENT[KEY] with ` +
         `${SEGMENTS.join(", ")}, for example store[bog-centro].item[BURGER-CLASSIC]` +
-        (kind ? `; did you mean ${opts.address.trim().replace(`.${m![2]}[`, `.${kind}[`)}?` : ""),
+        (kind ? `; did you mean ${address.trim().replace(`.${m![2]}[`, `.${kind}[`)}?` : ""),
     );
   }
   const [, storePattern, segment, keyPattern] = m as unknown as [string, string, string, string];
-  const now = clockFromEnv(io.env);
-  const project = await loadProject(opts.config, { explain: true, ...(now ? { now } : {}) });
+  return { storePattern, segment, keyPattern };
+}
+
+/** The explanations of the address in one loaded project, and how many of its stores it matched. */
+function explainIn(
+  project: LoadedProject,
+  { storePattern, segment, keyPattern }: ReturnType<typeof parseAddress>,
+): { stores: number; out: Explanation[] } {
   const currency: Currency | undefined = project.currency;
   const wildcard = /[*?]/.test(keyPattern);
   const out: Explanation[] = [];
@@ -107,19 +118,51 @@ export async function runExplain(opts: { config: string; address: string }, io: 
       out.push(e);
     }
   }
+  return { stores, out };
+}
+
+/**
+ * `carte explain`: of a project of several platforms (carte.yaml `platforms:`), the stores of each
+ * platform chosen that the address matches, each platform in its own section (in its currency).
+ */
+export async function runExplain(
+  opts: { config: string; address: string } & PlatformChoice,
+  io: CliIo,
+): Promise<number> {
+  const address = parseAddress(opts.address);
+  const now = clockFromEnv(io.env);
+  const names = await choosePlatforms(opts.config, opts.platforms, opts.rehearsal);
+  let stores = 0;
+  let explained = 0;
+  let found = false;
+  const known: string[] = [];
+  for (const name of names) {
+    const scope = name === undefined ? platformLoad(opts) : platformLoad({ ...opts, platform: name });
+    const project = await loadProject(opts.config, { explain: true, ...(now ? { now } : {}), ...scope });
+    known.push(...Object.keys(project.desired.stores));
+    const { stores: matched, out } = explainIn(project, address);
+    stores += matched;
+    if (out.length === 0) continue;
+    if (name !== undefined) {
+      const target = describeTarget(runTarget(project));
+      io.out(platformHeadingText({ name, ...sectionOf(project), target }, explained === 0));
+    }
+    explained += out.length;
+    io.out(out.map((e) => renderExplanation(e, project.currency)).join("\n"));
+    found ||= out.some((e) => e.attributes);
+  }
   if (stores === 0)
     throw new CommandLineError(
-      `no store of ${opts.config} matches store[${storePattern}]` +
-        (/[*?]/.test(storePattern)
+      `no store of ${opts.config} matches store[${address.storePattern}]` +
+        (/[*?]/.test(address.storePattern)
           ? ""
-          : didYouMean(storePattern, Object.keys(project.desired.stores), (x) => `store[${x}]`)),
+          : didYouMean(address.storePattern, known, (x) => `store[${x}]`)),
     );
-  if (out.length === 0) {
+  if (explained === 0) {
     io.err(escapeTerminal(`Nothing matches ${opts.address}.`) + "\n");
     return ExitCode.error;
   }
-  io.out(out.map((e) => renderExplanation(e, currency)).join("\n"));
-  return out.some((e) => e.attributes) ? ExitCode.ok : ExitCode.error;
+  return found ? ExitCode.ok : ExitCode.error;
 }
 
 /** The yargs definition of `carte explain`; `setCode` receives the exit code. */
@@ -128,13 +171,18 @@ export function explainCommand(io: CliIo, setCode: (code: number) => void): Comm
     command: "explain <address>",
     describe: "Show where each value of a store's item, group, category or menu comes from (file:line)",
     builder: (y: Argv) =>
-      y.positional("address", {
+      platformFlags(y).positional("address", {
         type: "string",
         describe: "e.g. 'store[cali-norte].item[PIZZA-L]' (* and ? allowed)",
       }),
     handler: async (args) => {
       const a = args as unknown as { config: string; address: string };
-      setCode(await runExplain({ config: a.config, address: a.address }, io));
+      setCode(
+        await runExplain(
+          { config: a.config, address: a.address, ...platformChoice(args as { platform?: unknown }) },
+          io,
+        ),
+      );
     },
   };
 }

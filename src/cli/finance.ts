@@ -13,7 +13,7 @@ import path from "node:path";
 import cliProgress from "cli-progress";
 import type { Argv, CommandModule } from "yargs";
 import { rootFor, SHARED_FILE_MODE, writeFileAtomic } from "../atomic.js";
-import { loadProject } from "../config/index.js";
+import { loadProject, type LoadedProject } from "../config/index.js";
 import { currencyOf, type Currency } from "../money.js";
 import { CommandLineError, ExitCode, UsageError } from "../errors.js";
 import { DEFAULT_CONCURRENCY, FinanceReader, MAX_PAGE_SIZE, type ReadProgress } from "../finance/reader.js";
@@ -41,6 +41,8 @@ import { printWarnings, type CliIo } from "./io.js";
 import { checkParallelism } from "./option-checks.js";
 import { progressMode } from "./progress.js";
 import { writeCallsLine } from "./calls-line.js";
+import { choosePlatforms } from "../run/each-platform.js";
+import { eachPlatformSection, platformChoice, platformFlags } from "./platform-sections.js";
 
 const DATE_FIELDS = ["expected_execution_date", "confirmed_payment_date"] as const;
 
@@ -55,6 +57,10 @@ export interface FinanceCommonOptions {
   pageSize: number;
   parallelism: number;
   quiet: boolean;
+  /** `--platform NAME` (repeatable): these platforms of carte.yaml `platforms:` only; none: each in turn. */
+  platforms?: string[] | undefined;
+  /** `--rehearsal`: the platforms' development hosts, with their test stores. */
+  rehearsal?: boolean | undefined;
 }
 
 /** Options of `carte finance payments|orders|adjustments|cancellations`. */
@@ -143,6 +149,33 @@ function projectCurrency(project: { desired: { currency?: string | undefined } }
   return project.desired.currency === undefined ? undefined : currencyOf(project.desired.currency);
 }
 
+/**
+ * Runs a finance command once per platform chosen (carte.yaml `platforms:`, `--platform`,
+ * `--rehearsal`), each in its own section when the output is for people; once for a project of one
+ * platform. A file (`--out`) or a format for machines is of one platform.
+ *
+ * @throws {@link CommandLineError} for a file or a machine format asked of several platforms.
+ */
+async function financeEachPlatform(
+  opts: FinanceCommonOptions,
+  io: CliIo,
+  forPeople: boolean,
+  body: (project: LoadedProject, name: string | undefined) => Promise<number>,
+): Promise<number> {
+  const names = await choosePlatforms(opts.config, opts.platforms, opts.rehearsal);
+  if (names.length > 1 && (opts.out !== undefined || !forPeople)) {
+    throw new CommandLineError(
+      "a finance file (--out, or a format for machines) is of one platform: name it with --platform NAME (carte.yaml names several platforms)",
+    );
+  }
+  return eachPlatformSection(opts.config, opts, io, async (scope, name, heading) => {
+    const project = await loadProject(opts.config, scope);
+    printWarnings(project.warnings, io);
+    if (name !== undefined && forPeople && opts.out === undefined) heading(project);
+    return body(project, name);
+  });
+}
+
 /** `carte finance payments|orders|adjustments|cancellations`. */
 export async function runFinanceExport(opts: FinanceExportCommand, io: CliIo): Promise<number> {
   checkCommon(opts);
@@ -159,8 +192,18 @@ export async function runFinanceExport(opts: FinanceExportCommand, io: CliIo): P
     throw new CommandLineError("--date-field applies to payments only (the other reads filter order_date)");
   }
   const format = opts.format ?? formatFromOut(opts.out) ?? "table";
-  const project = await loadProject(opts.config);
-  printWarnings(project.warnings, io);
+  return financeEachPlatform(opts, io, format === "table", (project, name) =>
+    exportOne(opts, io, { project, name, query: { ...query }, format }),
+  );
+}
+
+/** A finance export of one platform's stores (or the project's, without `platforms:`). */
+async function exportOne(
+  opts: FinanceExportCommand,
+  io: CliIo,
+  at: { project: LoadedProject; name: string | undefined; query: FinanceQuery; format: ExportFormat },
+): Promise<number> {
+  const { project, query, format } = at;
   query.stores = storesOf(project.desired, opts.stores);
   const progress = pageProgress(io, opts.quiet, `reading ${opts.kind}`);
   const session = await openSession(project, { env: io.env, connections: opts.parallelism });
@@ -185,7 +228,7 @@ export async function runFinanceExport(opts: FinanceExportCommand, io: CliIo): P
     return ExitCode.ok;
   } finally {
     progress.stop();
-    writeCallsLine(session.client.calls.counts(), io, opts.quiet);
+    writeCallsLine(session.client.calls.counts(), io, opts.quiet, at.name);
     await session.close();
   }
 }
@@ -215,8 +258,18 @@ export async function runFinanceReconcile(opts: FinanceReconcileCommand, io: Cli
   const rule = ruleFromOptions(opts);
   const query: FinanceQuery = { stores: [], from: opts.from, to: opts.to, dateField: opts.dateField };
   checkQuery(query);
-  const project = await loadProject(opts.config);
-  printWarnings(project.warnings, io);
+  return financeEachPlatform(opts, io, opts.format === "markdown", (project, name) =>
+    reconcileOne(opts, io, { project, name, query: { ...query }, rule }),
+  );
+}
+
+/** The reconciliation of one platform's stores (or the project's, without `platforms:`). */
+async function reconcileOne(
+  opts: FinanceReconcileCommand,
+  io: CliIo,
+  at: { project: LoadedProject; name: string | undefined; query: FinanceQuery; rule: ReconcileRule },
+): Promise<number> {
+  const { project, query, rule } = at;
   query.stores = storesOf(project.desired, opts.stores);
   const progress = pageProgress(io, opts.quiet, "reading finance");
   const session = await openSession(project, { env: io.env, connections: opts.parallelism });
@@ -247,7 +300,7 @@ export async function runFinanceReconcile(opts: FinanceReconcileCommand, io: Cli
     return hasFindings(run.reconciliation) ? ExitCode.discrepancy : ExitCode.ok;
   } finally {
     progress.stop();
-    writeCallsLine(session.client.calls.counts(), io, opts.quiet);
+    writeCallsLine(session.client.calls.counts(), io, opts.quiet, at.name);
     await session.close();
   }
 }
@@ -263,8 +316,11 @@ function commonOptions(a: {
   "page-size": number;
   parallelism: number;
   quiet: boolean;
+  platform?: string[];
+  rehearsal?: boolean;
 }) {
   return {
+    ...platformChoice(a),
     config: a.config,
     stores: a.store,
     from: a.from,
@@ -279,7 +335,7 @@ function commonOptions(a: {
 
 /** Flags shared by every finance subcommand. */
 function commonFlags<T>(y: Argv<T>) {
-  return y
+  return platformFlags(y)
     .option("store", {
       type: "string",
       array: true,

@@ -20,6 +20,7 @@ import { runCarte } from "../run/run.js";
 import { runRequest, type RunCommand } from "./commands.js";
 import { warnEditedPlan } from "./project.js";
 import { type CliIo } from "./io.js";
+import { eachPlatformSection, type PlatformScope } from "./platform-sections.js";
 
 /** Options of `carte preview`. */
 export interface PreviewCommand extends RunCommand {
@@ -35,9 +36,20 @@ export interface PreviewCommand extends RunCommand {
 export const DEFAULT_PREVIEW_DIR = path.join(".carte", "preview");
 
 /** The plan and the project's desired state: planned afresh through the shared path. */
-async function livePlan(opts: PreviewCommand, io: CliIo): Promise<{ plan: Plan; project: LoadedProject }> {
+async function livePlan(
+  opts: PreviewCommand,
+  io: CliIo,
+  scope: PlatformScope,
+): Promise<{ plan: Plan; project: LoadedProject }> {
+  const { platforms: _all, ...request } = runRequest(opts, io);
   const result = await runCarte(
-    { command: "plan", ...runRequest(opts, io), checksums: false },
+    {
+      command: "plan",
+      ...request,
+      checksums: false,
+      platform: scope.platform?.name,
+      rehearsal: scope.platform?.rehearsal,
+    },
     {
       onWarning: (w) => io.err(escapeTerminal(formatWarning(w)) + "\n"),
       onNote: (message) => io.err(escapeTerminal(message) + "\n"),
@@ -57,7 +69,12 @@ async function livePlan(opts: PreviewCommand, io: CliIo): Promise<{ plan: Plan; 
 async function savedPlan(opts: PreviewCommand, io: CliIo): Promise<{ plan: Plan; project: LoadedProject }> {
   const { plan, digestMatches } = await readPlanToShow(opts.planFile!);
   if (!digestMatches) warnEditedPlan(opts.planFile!, "previewed", io);
-  const project = await loadProject(opts.config, { now: clockFromEnv(io.env) ?? new Date() });
+  // The platform the plan was made for (carte.yaml `platforms:`), whose files it previews.
+  const platform =
+    typeof plan.platform === "string"
+      ? { platform: { name: plan.platform, rehearsal: plan.rehearsal === true } }
+      : {};
+  const project = await loadProject(opts.config, { now: clockFromEnv(io.env) ?? new Date(), ...platform });
   return { plan, project };
 }
 
@@ -78,11 +95,30 @@ function openInBrowser(file: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   });
 }
 
-/** `carte preview`: writes the site and says where it is; exit code 0, also for a plan a safety guard refuses (a warning says so). */
+/**
+ * `carte preview`: writes the site and says where it is; exit code 0, also for a plan a safety guard
+ * refuses (a warning says so). A project of several platforms (carte.yaml `platforms:`) has a site per
+ * platform chosen, each in a folder of the platform's name inside the preview's folder, each in its
+ * own section.
+ */
 export async function runPreview(opts: PreviewCommand, io: CliIo): Promise<number> {
-  const { plan, project } =
-    opts.planFile !== undefined ? await savedPlan(opts, io) : await livePlan(opts, io);
-  const out = path.resolve(opts.out ?? path.join(project.root, DEFAULT_PREVIEW_DIR));
+  if (opts.planFile !== undefined) return writeSite(await savedPlan(opts, io), opts, io, undefined);
+  return eachPlatformSection(opts.config, opts, io, async (scope, name, heading) => {
+    const planned = await livePlan(opts, io, scope);
+    heading(planned.project);
+    return writeSite(planned, opts, io, name);
+  });
+}
+
+/** Writes one plan's site: in `--out` (default .carte/preview), in a folder of its platform's name when it has one. */
+async function writeSite(
+  { plan, project }: { plan: Plan; project: LoadedProject },
+  opts: PreviewCommand,
+  io: CliIo,
+  name: string | undefined,
+): Promise<number> {
+  const base = path.resolve(opts.out ?? path.join(project.root, DEFAULT_PREVIEW_DIR));
+  const out = name === undefined ? base : path.join(base, name);
   const { index } = await writePreview({
     plan,
     project,

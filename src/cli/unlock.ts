@@ -7,7 +7,7 @@
  */
 
 import type { Argv, CommandModule } from "yargs";
-import { loadProject } from "../config/index.js";
+import { loadProject, readPlatformNames } from "../config/index.js";
 import { DEFAULT_LOCK_REF, DEFAULT_LOCK_REMOTE, DEFAULT_LOCK_STALE_MINUTES } from "../config/load.js";
 import { CommandLineError, ExitCode } from "../errors.js";
 import { describeRefHolder, forceUnlock, lockName } from "../gitops/ref-lock.js";
@@ -28,7 +28,9 @@ export interface ForceUnlockCommand {
 
 /** `carte force-unlock ID`: the exit code. */
 export async function runForceUnlock(opts: ForceUnlockCommand, io: CliIo): Promise<number> {
-  const project = await loadProject(opts.config);
+  // carte.yaml `lock:` is the whole project's: of a project of several platforms, the first one's load.
+  const [first] = await readPlatformNames(opts.config);
+  const project = await loadProject(opts.config, first === undefined ? {} : { platform: { name: first } });
   printWarnings(project.warnings, io);
   const configured = project.lock ?? {
     ref: DEFAULT_LOCK_REF,

@@ -19,6 +19,9 @@ import { resetSecret } from "../platform/webhook-calls.js";
 import { eventSecret, prepareEvents, resolveSecretSink } from "../run/secrets.js";
 import { escapeTerminal } from "../render/escape.js";
 import { openSession } from "../run/session.js";
+import { choosePlatforms } from "../run/each-platform.js";
+import { platformLoad } from "../run/step-load.js";
+import { platformChoice, platformFlags, type PlatformScope } from "./platform-sections.js";
 import { printWarnings, type CliIo } from "./io.js";
 
 /** Options of `carte webhooks rotate-secret`. */
@@ -26,11 +29,31 @@ export interface RotateSecretCommand {
   config: string;
   event: string;
   secretsFile: string | undefined;
+  /** `--platform NAME`: the platform of carte.yaml `platforms:` whose webhook it is (one). */
+  platforms?: string[] | undefined;
+  /** `--rehearsal`: the platform's development host. */
+  rehearsal?: boolean | undefined;
+}
+
+/**
+ * The one platform of carte.yaml `platforms:` a command for one platform works on (`--platform`, or the
+ * project's only one); none for a project without `platforms:`.
+ *
+ * @throws {@link CommandLineError} when carte.yaml names several and `--platform` does not pick one.
+ */
+async function onePlatform(opts: RotateSecretCommand): Promise<PlatformScope> {
+  const names = await choosePlatforms(opts.config, opts.platforms, opts.rehearsal);
+  if (names.length > 1) {
+    throw new CommandLineError(
+      "rotate-secret rotates the secret of one platform's webhook: name it with --platform NAME (carte.yaml names several platforms)",
+    );
+  }
+  return platformLoad({ platform: names[0], rehearsal: opts.rehearsal });
 }
 
 /** `carte webhooks rotate-secret EVENT`. */
 export async function runRotateSecret(opts: RotateSecretCommand, io: CliIo): Promise<number> {
-  const project = await loadProject(opts.config);
+  const project = await loadProject(opts.config, await onePlatform(opts));
   printWarnings(project.warnings, io);
   const sink = resolveSecretSink({
     file: opts.secretsFile,
@@ -95,7 +118,7 @@ export function webhooksCommand<T extends { config: string }>(
           "rotate-secret <event>",
           "Make a new secret for an event's webhook and keep it in the secrets file (never printed)",
           (c) =>
-            c
+            platformFlags(c)
               .positional("event", {
                 type: "string",
                 demandOption: true,
@@ -109,7 +132,12 @@ export function webhooksCommand<T extends { config: string }>(
           async (args) => {
             setCode(
               await runRotateSecret(
-                { config: args.config, event: args.event, secretsFile: args["secrets-file"] },
+                {
+                  config: args.config,
+                  event: args.event,
+                  secretsFile: args["secrets-file"],
+                  ...platformChoice(args),
+                },
                 io,
               ),
             );

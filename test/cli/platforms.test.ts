@@ -181,4 +181,55 @@ describe("a project of two platforms", () => {
     const again = await carte(["plan", "--detailed-exitcode", "-c", config]);
     expect(again.code, again.out).toBe(0);
   });
+
+  it("rehearses on the development host of the platforms that have one, with their test stores", async () => {
+    const { config } = project();
+    const r = await carte(["apply", "--rehearsal", "--auto-approve", "-c", config]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out.split("\n")[0]).toMatch(
+      /^Platform co, rehearsal on its development host — Colombia, COP — embedded emulator \(state in .*\/\.carte\/platforms\/co-development\)$/,
+    );
+    expect(r.out).toContain("test-bog-centro");
+    expect(r.out).not.toContain("Platform br");
+    // Production is untouched: its plan still creates everything.
+    const production = await carte(["plan", "--platform", "co", "--detailed-exitcode", "-c", config]);
+    expect(production.code).toBe(2);
+    expect(production.out).toContain("store[bog-centro]");
+  });
+
+  it("validates, explains and shows the status of each platform in its own section", async () => {
+    const { config } = project();
+    const valid = await carte(["validate", "-c", config]);
+    expect(valid.code, valid.out + valid.err).toBe(0);
+    expect(section(valid.out, "Platform co")).toContain("The configuration is valid: 1 store");
+    expect(section(valid.out, "Platform br")).toContain("The configuration is valid: 1 store");
+
+    const explained = await carte(["explain", "store[*].item[BURGER]", "-c", config]);
+    expect(explained.code, explained.err).toBe(0);
+    expect(section(explained.out, "Platform co")).toContain("$24.900");
+    expect(section(explained.out, "Platform br")).toContain("R$ 29,90");
+
+    const status = await carte(["status", "--json", "-c", config]);
+    const doc = JSON.parse(status.out) as { platforms: { platform: string }[] };
+    expect(doc.platforms.map((p) => p.platform)).toEqual(["co", "br"]);
+    expect(status.err).toMatch(/^co: \d+ calls? to the platform/m);
+    expect(status.err).toMatch(/^br: \d+ calls? to the platform/m);
+  });
+
+  it("plans in Markdown with a heading per platform, and in JSON as one document", async () => {
+    const { config } = project();
+    const md = await carte(["plan", "--format", "markdown", "-c", config]);
+    expect(md.code, md.err).toBe(0);
+    expect(md.out).toMatch(/^## Platform co — Colombia, COP — /m);
+    expect(md.out).toMatch(/^## Platform br — Brazil, BRL — /m);
+    const json = await carte(["plan", "--json", "-c", config]);
+    expect(json.code, json.err).toBe(0);
+    const doc = JSON.parse(json.out) as {
+      platforms: { platform: string; plan: { platform: string; currency: string } }[];
+    };
+    expect(doc.platforms.map((p) => [p.platform, p.plan.platform, p.plan.currency])).toEqual([
+      ["co", "co", "COP"],
+      ["br", "br", "BRL"],
+    ]);
+  });
 });
