@@ -18,6 +18,8 @@ import type { CompanionFile } from "../import/emulator-state-copy.js";
 import { PLACEHOLDER_NOTE, placeholderIntegrationId } from "../import/render.js";
 import type { StoreIdentity } from "../model.js";
 import { escapeTerminal } from "../render/escape.js";
+import { bare, quote } from "../source/quote.js";
+import { choosePlatforms } from "../run/each-platform.js";
 import { printWarnings, type CliIo } from "./io.js";
 import { plural, printImported, readStores, reportUnwritable } from "./import-steps.js";
 
@@ -30,6 +32,10 @@ export interface CountriesImportOptions {
   merge: boolean;
   parallelism: number;
   quiet: boolean;
+  /** `--platform NAME` (repeatable): read the stores of these platforms only; none: of every one. */
+  platforms?: readonly string[] | undefined;
+  /** `--rehearsal`: refused, an import reads the production stores. */
+  rehearsal?: boolean | undefined;
 }
 
 /** One platform of the project read, loaded scoped to it. */
@@ -41,11 +47,23 @@ interface Scoped {
 /** `NAME:ID`: a store of one platform, by store id or integration id. */
 const PLATFORM_STORE = /^([a-z][a-z0-9-]{0,30}):(.+)$/;
 
-/** The platform a `--store` argument names: its `NAME:` prefix, else the one whose files list it. */
-function platformOfArg(arg: string, scoped: readonly Scoped[]): { platform: Scoped; store: string } {
+/**
+ * The platform a `--store` argument names: its `NAME:` prefix, else the one whose files list it.
+ *
+ * @param left - the platforms of carte.yaml that `--platform` leaves out.
+ */
+function platformOfArg(
+  arg: string,
+  scoped: readonly Scoped[],
+  left: readonly string[],
+): { platform: Scoped; store: string } {
   const prefixed = PLATFORM_STORE.exec(arg);
   const named = prefixed && scoped.find((s) => s.name === prefixed[1]);
   if (named) return { platform: named, store: prefixed[2]! };
+  if (prefixed && left.includes(prefixed[1]!))
+    throw new CommandLineError(
+      `store ${quote(arg, 40)}: platform ${prefixed[1]!} is not among those --platform names (${scoped.map((s) => s.name).join(", ")})`,
+    );
   const listing = scoped.filter((s) =>
     Object.values(s.project.desired.stores).some(
       (d) => d.store.storeId === arg || d.store.integrationId === arg,
@@ -55,8 +73,8 @@ function platformOfArg(arg: string, scoped: readonly Scoped[]): { platform: Scop
   if (listing.length === 0 && scoped.length === 1) return { platform: scoped[0]!, store: arg };
   const names = scoped.map((s) => s.name);
   throw new CommandLineError(
-    `store "${arg}": ${listing.length > 1 ? "more than one platform lists it" : "no platform's files list it"}; ` +
-      `name its platform as ${names.map((n) => `${n}:${arg}`).join(" or ")} (platforms of carte.yaml: ${names.join(", ")})`,
+    `store ${quote(arg, 40)}: ${listing.length > 1 ? "more than one platform lists it" : "no platform's files list it"}; ` +
+      `name its platform as ${names.map((n) => `${n}:${bare(arg, 40)}`).join(" or ")} (platforms of carte.yaml: ${names.join(", ")})`,
   );
 }
 
@@ -64,12 +82,14 @@ function platformOfArg(arg: string, scoped: readonly Scoped[]): { platform: Scop
  * The stores to read on each platform. A store id that two platforms both have gets the placeholder
  * integration id `store-<platform>-<id>` on each, so that every store file has a name of its own.
  *
+ * @param left - the platforms of carte.yaml that `--platform` leaves out (a store of one is refused).
  * @throws {@link CommandLineError} for an argument no platform can be found for, or two stores of one
  *   integration id.
  */
 export function storesPerPlatform(
   args: readonly string[],
   scoped: readonly Scoped[],
+  left: readonly string[] = [],
 ): Map<string, StoreIdentity[]> {
   const names = args
     .flatMap((a) => a.split(","))
@@ -79,7 +99,7 @@ export function storesPerPlatform(
     throw new CommandLineError("name the stores to import with --store ID (repeat it or use a comma list)");
   const wanted = new Map<string, string[]>();
   for (const arg of names) {
-    const { platform, store } = platformOfArg(arg, scoped);
+    const { platform, store } = platformOfArg(arg, scoped, left);
     wanted.set(platform.name, [...(wanted.get(platform.name) ?? []), store]);
   }
   const out = new Map<string, StoreIdentity[]>();
@@ -190,6 +210,10 @@ async function readCountries(
  * project of the same platforms.
  */
 export async function runCountriesImport(opts: CountriesImportOptions, io: CliIo): Promise<number> {
+  if (opts.rehearsal)
+    throw new UsageError(
+      "carte import reads the production stores: run it without --rehearsal (the test stores of the development host are named in carte.yaml platforms: NAME: development: stores:)",
+    );
   if (opts.merge)
     throw new UsageError(
       "carte import --merge does not take a project of several platforms (carte.yaml platforms:) yet: import into an empty folder",
@@ -202,7 +226,13 @@ export async function runCountriesImport(opts: CountriesImportOptions, io: CliIo
       `${path.join(shown, "carte.yaml")} exists: ${shown} is a carte project, and carte import never overwrites its files. Import into an empty folder.`,
     );
   const scoped = await loadPlatforms(opts.config, io);
-  const wanted = storesPerPlatform(opts.stores, scoped);
+  // The platforms asked (`--platform`, each checked against carte.yaml's): the stores are theirs.
+  const asked = new Set(await choosePlatforms(opts.config, opts.platforms, false));
+  const wanted = storesPerPlatform(
+    opts.stores,
+    scoped.filter((s) => asked.has(s.name)),
+    scoped.filter((s) => !asked.has(s.name)).map((s) => s.name),
+  );
   const { countries, read } = await readCountries(scoped, wanted, opts, io);
   const all = scoped.flatMap(({ project }) =>
     project.currency ? [{ currency: project.currency, language: project.platformOf?.language }] : [],

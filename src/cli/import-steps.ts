@@ -9,7 +9,6 @@ import type { LoadedProject } from "../config/index.js";
 import type { buildImport, writeImport } from "../import/index.js";
 import { readLiveStores } from "../import/index.js";
 import { emptyStore, type StoreIdentity } from "../model.js";
-import { describeCalls } from "../platform/call-tally.js";
 import { escapeTerminal } from "../render/escape.js";
 import { openSession } from "../run/session.js";
 import { writeCallsLine } from "./calls-line.js";
@@ -36,9 +35,7 @@ export async function readStores(
     return await readLiveStores(session.client, identities, { parallelism });
   } finally {
     // Each platform of a project of several says its own calls' success rate.
-    if (platform === undefined) writeCallsLine(session.client.calls.counts(), io, quiet);
-    else if (!quiet)
-      io.err(escapeTerminal(`${platform}: ${describeCalls(session.client.calls.counts())}.`) + "\n");
+    writeCallsLine(session.client.calls.counts(), io, quiet, platform);
     await session.close();
   }
 }

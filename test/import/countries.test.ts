@@ -348,6 +348,12 @@ describe("the stores of an import across countries", () => {
     });
   });
 
+  it("refuses a store of a platform --platform leaves out", () => {
+    expect(() => storesPerPlatform(["co:900101"], [scoped("br")], ["co"])).toThrow(
+      'store "co:900101": platform co is not among those --platform names (br)',
+    );
+  });
+
   it("names a store id imported on two platforms after its platform on each", () => {
     const got = storesPerPlatform(["co:900101", "br:900101"], [scoped("co"), scoped("br")]);
     expect([...got].map(([n, ids]) => [n, ids.map((i) => i.integrationId)])).toEqual([
