@@ -143,12 +143,18 @@ document.getElementById("shown").textContent=String(shown);});
 // An entry stays shown when it is changed, holds a change, or sits in a new or removed part: a
 // category changed only in its list of items keeps its changed items, an item whose price changed
 // shows without its unchanged modifier groups.
+// A photo from the platform's image host that does not load (gone, the host down) becomes the grey box
+// a missing image is, never a broken-image icon.
 const TOGGLE_SCRIPT = `
 var box=document.getElementById("changed-only");
 var keep='[data-change="added"],[data-change="removed"]';
 function apply(){var only=box.checked;document.querySelectorAll(".entry").forEach(function(e){
 e.hidden=only&&!e.hasAttribute("data-change")&&!e.closest(keep)&&!e.querySelector("[data-change]");});}
 box.addEventListener("change",apply);apply();
+function unloaded(img){var d=document.createElement("div");d.className="placeholder";d.setAttribute("role","img");
+d.setAttribute("aria-label",img.alt+": image not loaded");d.setAttribute("title","Image not loaded from "+img.src);d.textContent="image";img.replaceWith(d);}
+document.querySelectorAll(".item img").forEach(function(img){if(img.complete&&img.naturalWidth===0)unloaded(img);
+else img.addEventListener("error",function(){unloaded(img);});});
 `;
 
 /** The number of changes of each store of the plan, by store key. */

@@ -15,7 +15,9 @@
  */
 
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -25,7 +27,7 @@ import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AxeResults } from "axe-core";
 import { loadProject } from "../../src/config/index.js";
-import { availabilityOf, itemAvailabilityState } from "../../src/kinds/catalog.js";
+import { availabilityOf, itemAvailabilityState, itemsState } from "../../src/kinds/catalog.js";
 import { own, table, type StoreState, type Suspension } from "../../src/model.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import { renderPreview, storeFileName } from "../../src/render/menu-pages.js";
@@ -64,6 +66,13 @@ const NO_BROWSER =
 /** Under CI, or when .ci/run says so, a missing Chromium fails the tests instead of skipping them. */
 const REQUIRED = Boolean(process.env.CI) || process.env.CARTE_BROWSER_TESTS === "required";
 
+/** A photo the platform's image host serves: 4×4 pixels of one orange. */
+const PHOTO = (() => {
+  const png = new PNG({ width: 4, height: 4 });
+  for (let i = 0; i < png.data.length; i += 4) png.data.set([230, 120, 30, 255], i);
+  return PNG.sync.write(png);
+})();
+
 /**
  * A store's desired state as the platform shows it once carte has applied it: the items switched off
  * carry carte's marker (`byCarte`), and only their end time, not the desired side's text of it.
@@ -88,7 +97,7 @@ function asApplied(state: StoreState): StoreState {
  * without its apply through the emulator, to keep this file fast). The clock is pinned, so the pages
  * are the same on every run.
  */
-async function buildSite(): Promise<{ dir: string; out: string }> {
+async function buildSite(imageHost: string): Promise<{ dir: string; out: string }> {
   const dir = copyExample();
   const config = path.join(dir, "carte.yaml");
   const now = new Date("2030-12-01T12:00:00Z");
@@ -117,6 +126,21 @@ async function buildSite(): Promise<{ dir: string; out: string }> {
     '    COMBO-CLASSIC: 35900\n    BURGER-VEGGIE: { price: 28900, from: "2030-12-20" }\n',
   );
   const after = await loadProject(config, { now });
+  // Photos the platform serves from its image host, in every store before and after the plan: one that
+  // loads, one that is gone (404).
+  for (const project of [before, after]) {
+    for (const state of Object.values(project.desired.stores)) {
+      const items = itemsState.get(state)!.items;
+      items["BURGER-DOUBLE"] = {
+        ...items["BURGER-DOUBLE"]!,
+        images: [{ path: "/double.png", host: imageHost }],
+      };
+      items["BURGER-CARBON"] = {
+        ...items["BURGER-CARBON"]!,
+        images: [{ path: "/gone.png", host: imageHost }],
+      };
+    }
+  }
 
   // bog-chapinero is applied already: the one store of the plan without changes.
   const applied = Object.entries(before.desired.stores).map(([key, s]) =>
@@ -246,14 +270,22 @@ function shown(page: Page, selector: string): Promise<boolean> {
 
 describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium", () => {
   let browser: Browser;
+  let images: Server;
   let dir: string;
   let out: string;
   const seen: Incidents = { errors: [], dialogs: [] };
 
   beforeAll(async () => {
     expect(chromium, `${NO_BROWSER}; under CI (or .ci/run) they must run`).toBeDefined();
+    // The platform's image host, on this machine: /double.png is a photo, anything else is gone.
+    images = createServer((req, res) => {
+      if (req.url === "/double.png") res.writeHead(200, { "content-type": "image/png" }).end(PHOTO);
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => images.listen(0, "127.0.0.1", resolve));
+    const imageHost = `http://localhost:${(images.address() as AddressInfo).port}`;
     [{ dir, out }, browser] = await Promise.all([
-      buildSite(),
+      buildSite(imageHost),
       puppeteer.launch({
         executablePath: chromium!,
         headless: true,
@@ -278,6 +310,7 @@ describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium"
 
   afterAll(async () => {
     await browser?.close();
+    await new Promise((resolve) => images?.close(resolve));
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -312,6 +345,27 @@ describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium"
     expect(horchata.text).toContain("$7.900");
     expect(horchata.text).toMatch(/\bNew\b/);
     expect(horchata.background).toBe("rgb(227, 245, 231)");
+
+    // The photo from the platform's image host is drawn; one that is gone becomes the grey box.
+    // Photos load lazily: the one that is gone (an unchanged item: shown once the switch is off) fails
+    // once it comes into view.
+    await page.click('label[for="changed-only"]');
+    await page.$eval('[data-sku="BURGER-CARBON"]', (e) =>
+      (e as unknown as { scrollIntoView(): void }).scrollIntoView(),
+    );
+    await page.waitForSelector('[data-sku="BURGER-CARBON"] .placeholder');
+    await page.click('label[for="changed-only"]');
+    await page.$eval("h1", (e) => (e as unknown as { scrollIntoView(): void }).scrollIntoView());
+    expect(
+      await page.$eval(
+        '[data-sku="BURGER-DOUBLE"] img',
+        (e) => (e as unknown as { naturalWidth: number }).naturalWidth,
+      ),
+    ).toBe(4);
+    expect(await page.$eval('[data-sku="BURGER-CARBON"]', (e) => e.querySelectorAll("img").length)).toBe(0);
+    expect(
+      await page.$eval('[data-sku="BURGER-CARBON"] .placeholder', (e) => e.getAttribute("aria-label")),
+    ).toBe("La Carbón: image not loaded");
 
     // The cheeseburger switched off: greyed, its time in words.
     const cheese = await page.$eval('[data-sku="BURGER-CHEESE"]', (e) => ({
@@ -466,12 +520,17 @@ describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium"
     expect(refused).toEqual(["img-src", "script-src-elem"]);
     expect(await page.title()).not.toBe("ran");
     // Chromium reports the image it never fetched as a request blocked by the policy.
-    expect(outside).toEqual(["https://tracker.invalid/pixel.png csp"]);
+    // (The photos of the platform's image host on this machine aside.)
+    expect(outside.filter((r) => !r.startsWith("http://localhost:"))).toEqual([
+      "https://tracker.invalid/pixel.png csp",
+    ]);
     await page.close();
   });
 
   it("raised no console error, page error, failed load or dialog on any page", () => {
-    expect(seen).toEqual({ errors: [], dialogs: [] });
+    // But the one photo that is gone, on purpose, and its 404 on the console.
+    expect(seen.errors.filter((e) => !/gone\.png|404/.test(e))).toEqual([]);
+    expect(seen.dialogs).toEqual([]);
   });
 });
 
