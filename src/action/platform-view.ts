@@ -6,7 +6,7 @@
  * section only: the others' plans are shown all the same.
  */
 
-import { countryName } from "../countries.js";
+import { platformHeading } from "../render/platform-heading.js";
 import { describeCalls, type CallCount } from "../platform/call-tally.js";
 import type { Plan } from "../plan/types.js";
 import { escapeMarkdown } from "../render/escape.js";
@@ -26,23 +26,25 @@ export interface PlatformSection<View> {
 }
 
 /**
- * A platform's heading, as the CLI heads its sections: `Platform co — Colombia, COP — <target>`, a
- * rehearsal saying so (`Platform co, rehearsal on its development host — …`), from what carte.yaml
- * says of the platform (read by the Action, so that a platform whose files did not load is headed
- * alike). Raw text: the renderers escape it.
+ * A platform's heading, as the CLI heads its sections (src/render/platform-heading.ts):
+ * `Platform co — Colombia, COP — <target>`, a rehearsal saying so, from what carte.yaml says of the
+ * platform (read by the Action, so that a platform whose files did not load is headed alike). Raw
+ * text: the renderers escape it.
  */
 export function sectionHeading(
-  platform: Pick<ActionPlatform, "name" | "country" | "currency">,
+  platform: Pick<ActionPlatform, "name" | "country" | "currency" | "credentials">,
   rehearsal: boolean,
   target: string | undefined,
 ): string {
-  const country = platform.country ? (countryName(platform.country) ?? platform.country) : undefined;
-  const where = [country, platform.currency].filter((p): p is string => !!p).join(", ");
-  return [
-    `Platform ${platform.name}${rehearsal ? ", rehearsal on its development host" : ""}`,
-    ...(where ? [where] : []),
-    ...(target ? [target] : []),
-  ].join(" — ");
+  const credentials = platform.credentials[rehearsal ? 1 : 0] ?? { clientId: "", clientSecret: "" };
+  return platformHeading({
+    name: platform.name,
+    ...(platform.country
+      ? { platformOf: { name: platform.name, country: platform.country, rehearsal, credentials } }
+      : {}),
+    currency: platform.currency,
+    target,
+  });
 }
 
 /**
