@@ -236,7 +236,13 @@ function withPlatform(file: StoreFile, platform: string): StoreFile {
   return { store, platform, ...rest } as unknown as StoreFile;
 }
 
-/** Groups per platform: each group's `defaults: platform:`, and the platform in the file of a store in none. */
+/** A group name made of no name at all: the placeholder integration ids' `store`, or `group`. */
+const NAMELESS_GROUP = /^(?:group|store)(?:-[0-9]+)?$/;
+
+/**
+ * Groups per platform: each group's `defaults: platform:`, and the platform in the file of a store in
+ * none. A group whose stores' integration ids share no name is named after its platform (`co`, `co-2`).
+ */
 function groupsPerPlatform(
   stores: readonly ImportedStore[],
   countries: readonly CountryStores[],
@@ -248,14 +254,27 @@ function groupsPerPlatform(
   for (const country of countries) {
     const mine = stores.filter((s) => platformOf.get(s.state.store.key) === country);
     const found = factorGroups(mine, { taken: used });
+    const given = new Set(found.groups.map((g) => g.name));
+    const renamed = new Map<string, string>();
     for (const g of found.groups) {
-      used.add(g.name);
-      const { name, defaults, ...rest } = g.file as unknown as Entry;
+      let name = g.name;
+      if (NAMELESS_GROUP.test(name)) {
+        name = country.name;
+        for (let n = 2; used.has(name) || given.has(name); n++) name = `${country.name}-${n}`;
+      }
+      used.add(name);
+      renamed.set(g.name, name);
+      const { name: _n, defaults, ...rest } = g.file as unknown as Entry;
       const file = { name, ...rest, defaults: { platform: country.name, ...(defaults as Entry) } };
-      groups.push({ ...g, file: file as unknown as GroupFile, platform: country });
+      groups.push({ ...g, name, file: file as unknown as GroupFile, platform: country });
     }
-    for (const s of found.stores)
-      out.push(s.file.group === undefined ? { state: s.state, file: withPlatform(s.file, country.name) } : s);
+    for (const s of found.stores) {
+      const group = s.file.group === undefined ? undefined : renamed.get(s.file.group);
+      out.push({
+        state: s.state,
+        file: group === undefined ? withPlatform(s.file, country.name) : { ...s.file, group },
+      });
+    }
   }
   out.sort((a, b) => byCodePoint(a.state.store.key, b.state.store.key));
   return { groups, stores: out };

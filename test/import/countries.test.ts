@@ -264,7 +264,9 @@ describe("carte import across countries", () => {
       "store-910101.yaml": "br",
       "store-910102.yaml": "br",
     });
-    // Groups per country: no group holds stores of two platforms.
+    // Groups per country, named after it when the stores' integration ids share no name.
+    expect([...groups.keys()].sort()).toEqual(["br", "co"]);
+    // No group holds stores of two platforms.
     for (const g of groups.values()) {
       const members = Object.values(stores).filter((s) => s.group === g.name);
       expect(new Set(members.map(platformOf)).size).toBe(1);
