@@ -41,12 +41,22 @@ function tempDir(): string {
   return dir;
 }
 
-/** Writes a store's menu on its platform: items (with a group of sauces) and one category. */
+/**
+ * Writes a store's menu on its platform: items (with a group of sauces, whose ketchup has a price of
+ * its own inside the burger), one category, and items that only this country sells.
+ */
 async function seedStore(
   emu: RunningEmulator,
   creds: { client_id: string; client_secret: string },
   storeId: string,
-  menu: { burger: [number, string, string]; fries: [number, string]; sauces: string; category: string },
+  menu: {
+    burger: [number, string, string];
+    fries: [number, string];
+    ketchup: number;
+    sauces: string;
+    category: string;
+    own?: [string, number, string];
+  },
 ): Promise<void> {
   const client = new PlatformClient({
     baseUrl: emu.url,
@@ -64,11 +74,16 @@ async function seedStore(
       ),
       toWireItem(item("FRIES", menu.fries[0], { title: menu.fries[1] })),
       toWireItem({ ...group("SAUCES", ["KETCHUP"], 0, 1), title: menu.sauces }),
-      toWireItem(item("KETCHUP", 0, { title: "Ketchup" })),
+      toWireItem(item("KETCHUP", 0, { title: "Ketchup", priceInParent: { BURGER: menu.ketchup } })),
+      ...(menu.own ? [toWireItem(item(menu.own[0], menu.own[1], { title: menu.own[2] }))] : []),
     ]);
     await emu.idle();
     await client.request(POST_CATEGORIES, { storeId }, [
-      toWireCategory({ sku: "MAINS", title: menu.category, items: ["BURGER", "FRIES"] }),
+      toWireCategory({
+        sku: "MAINS",
+        title: menu.category,
+        items: ["BURGER", "FRIES", ...(menu.own ? [menu.own[0]] : [])],
+      }),
     ]);
     await emu.idle();
   } finally {
@@ -79,13 +94,17 @@ async function seedStore(
 const COLOMBIA = {
   burger: [24900, "Hamburguesa clásica", "Con queso"] as [number, string, string],
   fries: [8900, "Papas fritas"] as [number, string],
+  ketchup: 500,
   sauces: "Salsas",
   category: "Principales",
 };
 const BRAZIL = {
   burger: [29.9, "Hambúrguer clássico", "Com queijo"] as [number, string, string],
   fries: [12.5, "Batata frita"] as [number, string],
+  ketchup: 1.5,
   sauces: "Molhos",
+  // Sold in Brazil only: a price in reais, none in pesos.
+  own: ["ACAI", 15.9, "Açaí"] as [string, number, string],
   category: "Principais",
 };
 
@@ -206,6 +225,8 @@ describe("carte import across countries", () => {
         translations: { pt: { title: "Hambúrguer clássico", description: "Com queijo" } },
         price: { COP: 24900, BRL: 29.9 },
         modifier_groups: ["SAUCES"],
+        // The ketchup's price inside the burger, per currency too.
+        option_prices: { KETCHUP: { COP: 500, BRL: 1.5 } },
       },
       {
         sku: "FRIES",
@@ -213,6 +234,8 @@ describe("carte import across countries", () => {
         translations: { pt: { title: "Batata frita" } },
         price: { COP: 8900, BRL: 12.5 },
       },
+      // Only Brazil sells it: its price in reais alone, its title as Brazil writes it.
+      { sku: "ACAI", title: "Açaí", price: { BRL: 15.9 } },
     ]);
     expect(catalog.modifier_groups).toEqual([
       {
@@ -230,13 +253,15 @@ describe("carte import across countries", () => {
         sku: "MAINS",
         title: "Principales",
         translations: { pt: { title: "Principais" } },
-        items: ["BURGER", "FRIES"],
+        items: ["BURGER", "FRIES", "ACAI"],
       },
     ]);
     // Each amount as its currency writes it.
     const text = readFileSync(path.join(out, "catalogs", "shared.yaml"), "utf8");
     expect(text).toContain("{COP: 24900, BRL: 29.90}");
     expect(text).toContain("{COP: 8900, BRL: 12.50}");
+    expect(text).toContain("KETCHUP: {COP: 500, BRL: 1.50}");
+    expect(text).toContain("price: {BRL: 15.90}");
 
     // Each store's platform: its group's, else its own; a price of its own in its platform's currency.
     const groups = new Map(
