@@ -416,6 +416,7 @@ export async function runApply(opts: ApplyCommand, io: CliIo): Promise<number> {
             projectRoot: project.root,
             env: io.env,
             out: io.out,
+            platform: project.platformOf,
           }) ?? discardingSink((message) => io.err(escapeTerminal(message) + "\n")),
       },
       (name, place) => {

@@ -61,6 +61,7 @@ export async function runRotateSecret(opts: RotateSecretCommand, io: CliIo): Pro
     projectRoot: project.root,
     env: io.env,
     out: io.out,
+    platform: project.platformOf,
   });
   if (!sink) {
     throw new CommandLineError(

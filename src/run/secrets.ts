@@ -37,6 +37,7 @@
 import { createHash } from "node:crypto";
 import { appendFile, lstat, readFile } from "node:fs/promises";
 import path from "node:path";
+import type { ProjectPlatform } from "../config/platforms.js";
 import { parse, stringify } from "yaml";
 import {
   checkWritable,
@@ -450,6 +451,11 @@ export interface SecretSinkOptions {
   configured?: string | undefined;
   /** The project folder (`LoadedProject.root`): a secrets file inside it stays under it ({@link rootFor}). */
   projectRoot?: string | undefined;
+  /**
+   * The platform of carte.yaml `platforms:` the run is of (`LoadedProject.platformOf`): its secrets go
+   * to a file of its own ({@link secretsFileName}).
+   */
+  platform?: Pick<ProjectPlatform, "name" | "rehearsal"> | undefined;
   env: NodeJS.ProcessEnv;
   /** Standard output (for `::add-mask::` in GitHub Actions). */
   out: (text: string) => void;
@@ -680,9 +686,20 @@ export async function rotateLostSecrets(
   return { results, rotated };
 }
 
-/** The secrets file a command uses: `--secrets-file`, else `CARTE_SECRETS_FILE`, else carte.yaml's. */
+/**
+ * The secrets file a command uses: `--secrets-file`, else `CARTE_SECRETS_FILE`, else carte.yaml's. Of
+ * a platform of carte.yaml `platforms:` (`platform`), a file of its own beside it, the platform's name
+ * before the extension (`secrets.yaml` → `secrets.co.yaml`, `secrets.co-development.yaml` for its
+ * rehearsal): each country's platform has its own webhooks, and the same event's secret of another
+ * country must not replace it.
+ */
 export function secretsFileName(
-  opts: Pick<SecretSinkOptions, "file" | "configured" | "env">,
+  opts: Pick<SecretSinkOptions, "file" | "configured" | "env" | "platform">,
 ): string | undefined {
-  return opts.file ?? (opts.env.CARTE_SECRETS_FILE || undefined) ?? opts.configured;
+  const name = opts.file ?? (opts.env.CARTE_SECRETS_FILE || undefined) ?? opts.configured;
+  const p = opts.platform;
+  if (name === undefined || p === undefined) return name;
+  const ext = path.extname(name);
+  const own = `${p.name}${p.rehearsal ? "-development" : ""}`;
+  return `${name.slice(0, name.length - ext.length)}.${own}${ext}`;
 }

@@ -109,7 +109,12 @@ export async function recoverSecrets(
   sink: SecretSink | undefined,
 ): Promise<SecretRecovery> {
   const env = request.env ?? process.env;
-  const named = secretsFileName({ file: request.secretsFile, configured: run.project.secretsFile, env });
+  const named = secretsFileName({
+    file: request.secretsFile,
+    configured: run.project.secretsFile,
+    env,
+    platform: run.project.platformOf,
+  });
   const journal = sink ? sink.journal : named && path.resolve(named);
   const journalled = journal ? await findLostSecrets(journal) : undefined;
   const forget = [...(journalled?.saved ?? [])];

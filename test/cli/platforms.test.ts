@@ -232,4 +232,31 @@ describe("a project of two platforms", () => {
       ["br", "br", "BRL"],
     ]);
   });
+
+  it("keeps each platform's webhook secrets in a file of its own beside the secrets file", async () => {
+    const { dir, config } = project();
+    edit(
+      config,
+      /^  open: true$/m,
+      "  open: true\n  webhooks:\n    NEW_ORDER: http://localhost:8080/hooks/new-order",
+    );
+    const secrets = path.join(dir, "secrets.json");
+    const r = await carte(["apply", "--auto-approve", "--secrets-file", secrets, "-c", config]);
+    expect(r.code, r.err).toBe(0);
+    const co = JSON.parse(readFileSync(path.join(dir, "secrets.co.json"), "utf8")) as Record<string, string>;
+    const br = JSON.parse(readFileSync(path.join(dir, "secrets.br.json"), "utf8")) as Record<string, string>;
+    expect(Object.keys(co)).toEqual(["NEW_ORDER"]);
+    expect(Object.keys(br)).toEqual(["NEW_ORDER"]);
+    // Two platforms, two webhooks, two secrets: neither replaced the other.
+    expect(co.NEW_ORDER).not.toBe(br.NEW_ORDER);
+    expect(r.out + r.err).not.toContain(co.NEW_ORDER!);
+  });
+
+  it("quotes a --platform that holds terminal controls, never printing them", async () => {
+    const { config } = project();
+    const r = await carte(["plan", "--platform", "\u001b]0;owned\u0007co", "-c", config]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("carte.yaml names no such platform");
+    expect(r.err + r.out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+  });
 });
