@@ -215,6 +215,13 @@ describe("the two-country example against each country's split hosts", () => {
     expect(production[0]).toContain(new URL(co.relays.menu).host);
     expect(production[0]).not.toContain(new URL(br.relays.menu).host);
     expect(production[1]).toContain(new URL(br.relays.menu).host);
+    // The other commands across countries: each country's stores, each country's payments.
+    const status = await carteBin(["status"]);
+    expect(status.code, status.out + status.err).toBe(0);
+    const finance = await carteBin(["finance", "payments", "--from", "2025-01-01", "--to", "2025-03-31"]);
+    expect(finance.code, finance.out + finance.err).toBe(0);
+    expect(finance.out).toMatch(/^Platform co — Colombia, COP/m);
+    expect(finance.out).toMatch(/^Platform br — Brazil, BRL/m);
     // The rehearsal's hosts were not called by a production run.
     for (const h of hosts.filter((x) => x.development)) expect([h.name, callCount(h)]).toEqual([h.name, 0]);
 
@@ -279,8 +286,8 @@ describe("the two-country example against each country's split hosts", () => {
         h.name,
       ).toEqual(h.received.filter((r) => r.group === "auth").map(() => "auth"));
       expect(h.received.length, h.name).toBe(h.emu.requests.length);
-      // The groups the example's files use, and the logins, reached every host.
-      for (const g of ["auth", "menu", "availability", "webhooks", "utils"] as const)
+      // The groups the example's files use, and the logins, reached every host; finance, production's.
+      for (const g of API_GROUPS.filter((x) => x !== "finance" || !h.development))
         expect(counts.get(g)!.right, `${h.name}: calls at the ${g} address`).toBeGreaterThan(0);
       expect(misroutedCalls(h.emu.requests)).toEqual([]);
       expect(foreign, h.name).toEqual([]);
