@@ -64,6 +64,7 @@ import {
   refuseIncludedPlatform,
   scopedFiles,
   scopeOf,
+  storeOfAnotherPlatform,
   type PlatformScope,
   type ProjectPlatforms,
 } from "./project-platforms.js";
@@ -672,7 +673,6 @@ function checkRules(
  *   directory. Nothing else is thrown for bad input.
  */
 export async function loadProject(configPath: string, options: LoadOptions = {}): Promise<LoadedProject> {
-  const allowUnmatched = options.allowUnmatchedPatterns === true;
   // The kinds' settings sections (hours, holidays, webhooks…), from the registry.
   const sections = settingsSections();
   const configFile = resolve(configPath);
@@ -686,28 +686,12 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const { warnings, platforms, scope, currency } = readPlatformScope(project.parsed, options, problems);
   if (currency) reading.currency = currency;
   const time = new TimeContext(options.now);
-  const catalogPaths = await expand(project.parsed, "catalogs", root, problems, allowUnmatched);
-  const groupPaths = await expand(project.parsed, "groups", root, problems, allowUnmatched);
-  const { allStorePaths, readPaths, storeReals, storeSizes } = await storePathsOf(
+  const { catalogPaths, allStorePaths, readPaths, read } = await readAllFiles(
     project.parsed,
     root,
-    problems,
-    allowUnmatched,
-    options.stores?.read,
-  );
-
-  const read = await readProjectFiles(
-    {
-      catalogPaths,
-      groupPaths,
-      storePaths: readPaths,
-      // A store file's platform is not in its `store:` block: with platforms, every store is read in full.
-      unchanged: platforms ? undefined : options.stores?.unchanged?.(readPaths, (f) => storeReals.get(f)),
-      ...(options.stores?.known ? { known: { ...options.stores.known, sizes: storeSizes } } : {}),
-    },
-    problems,
-    limits,
-    reading,
+    options,
+    { platforms, scope },
+    { problems, limits, reading },
   );
   const { identities } = read;
   // The platform's catalogs, groups and stores (in a rehearsal, its test stores), before prices are read.
@@ -745,7 +729,12 @@ export async function loadProject(configPath: string, options: LoadOptions = {})
   const rollout = await readRollout(
     project.parsed,
     root,
-    storeKeys(keptPaths(readPaths, read.storePaths, storePaths), storeFiles, storePaths, identities),
+    storeKeys(
+      keptPaths(readPaths, [...read.storePaths, ...read.skipped], storePaths),
+      storeFiles,
+      storePaths,
+      identities,
+    ),
     problems,
   );
   const secretsFile = await checkSecretsFile(project.parsed, root, problems);
@@ -954,6 +943,11 @@ async function readProjectFiles(
       cache: IdentityCache;
       sizes: ReadonlyMap<string, number>;
     };
+    /**
+     * Given the group files, which store files' text says they belong to another platform than the
+     * load's: those are left out unparsed (`skipped`).
+     */
+    skipOf?: (groupFiles: readonly ReadFile[]) => (text: string) => boolean;
   },
   problems: ConfigProblem[],
   limits: FileLimits,
@@ -964,6 +958,7 @@ async function readProjectFiles(
   storeFiles: ReadFile[];
   storePaths: string[];
   identities: IdentityFile[];
+  skipped: string[];
 }> {
   const { catalogPaths, groupPaths, unchanged } = paths;
   const catalogFiles: ReadFile[] = [];
@@ -981,6 +976,8 @@ async function readProjectFiles(
   const storeFiles: ReadFile[] = [];
   const storePaths: string[] = [];
   const identities: IdentityFile[] = [];
+  const skipped: string[] = [];
+  const skip = paths.skipOf?.(groupFiles);
   const known = paths.known;
   for (const [i, path] of paths.storePaths.entries()) {
     const oid = unchanged?.has(path) ? known?.objectOf(path) : undefined;
@@ -997,7 +994,15 @@ async function readProjectFiles(
         continue;
       }
     }
-    const ahead = storeReads[i] ?? Promise.resolve(readConfigFileSync(path, limits.maxFileBytes));
+    let ahead = storeReads[i] ?? Promise.resolve(readConfigFileSync(path, limits.maxFileBytes));
+    if (skip) {
+      const read = await ahead;
+      if (read.ok && skip(read.text)) {
+        skipped.push(path);
+        continue;
+      }
+      ahead = Promise.resolve(read);
+    }
     if (unchanged?.has(path)) {
       const read = await ahead;
       const block = read.ok ? storeBlock(display(path), read.text, limits) : undefined;
@@ -1012,7 +1017,7 @@ async function readProjectFiles(
     storePaths.push(path);
     storeFiles.push(await readAndValidate(path, "store", problems, limits, reading, ahead));
   }
-  return { catalogFiles, groupFiles, storeFiles, storePaths, identities };
+  return { catalogFiles, groupFiles, storeFiles, storePaths, identities, skipped };
 }
 
 /**
@@ -1458,6 +1463,56 @@ function readPlatformScope(
   const scope = scopeOf(project, platforms, options.platform, problems);
   const currency = scope ? scope.platform.currency : readCurrency(project, problems);
   return { warnings, platforms, scope, currency };
+}
+
+/**
+ * Finds and reads the catalog, group and store files of carte.yaml's patterns: with platforms, every
+ * store file read in full but those whose text says they are another platform's (left out unparsed).
+ */
+async function readAllFiles(
+  project: YamlFile,
+  root: string,
+  options: LoadOptions,
+  load: { platforms: ProjectPlatforms | undefined; scope: PlatformScope | undefined },
+  run: { problems: ConfigProblem[]; limits: FileLimits; reading: FileReading },
+): Promise<{
+  catalogPaths: string[];
+  allStorePaths: string[];
+  readPaths: string[];
+  read: Awaited<ReturnType<typeof readProjectFiles>>;
+}> {
+  const { problems } = run;
+  const { platforms, scope } = load;
+  const allowUnmatched = options.allowUnmatchedPatterns === true;
+  const catalogPaths = await expand(project, "catalogs", root, problems, allowUnmatched);
+  const groupPaths = await expand(project, "groups", root, problems, allowUnmatched);
+  const { allStorePaths, readPaths, storeReals, storeSizes } = await storePathsOf(
+    project,
+    root,
+    problems,
+    allowUnmatched,
+    options.stores?.read,
+  );
+  const read = await readProjectFiles(
+    {
+      catalogPaths,
+      groupPaths,
+      storePaths: readPaths,
+      // A store file's platform is not in its `store:` block: with platforms, every store is read in full.
+      unchanged: platforms ? undefined : options.stores?.unchanged?.(readPaths, (f) => storeReals.get(f)),
+      ...(scope
+        ? {
+            skipOf: (groups: readonly ReadFile[]) =>
+              storeOfAnotherPlatform(scope, groups, platforms?.defaultName),
+          }
+        : {}),
+      ...(options.stores?.known ? { known: { ...options.stores.known, sizes: storeSizes } } : {}),
+    },
+    problems,
+    run.limits,
+    run.reading,
+  );
+  return { catalogPaths, allStorePaths, readPaths, read };
 }
 
 /**

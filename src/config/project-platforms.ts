@@ -98,12 +98,37 @@ export function readPlatforms(
     const declared = readPlatform(project, name, value, problems, warnings);
     if (declared) byName.set(name, declared);
   }
+  checkSharedPrices(project, byName, problems);
   const written = field(field(project.data, "defaults"), "platform");
   const defaultName =
     typeof written === "string"
       ? knownPlatform(written, { parsed: project, pointer: "/defaults/platform" }, section, problems)
       : undefined;
   return { byName, ...(defaultName !== undefined ? { defaultName } : {}) };
+}
+
+/**
+ * Reports prices under carte.yaml's `defaults: overrides:` when the platforms sell in several
+ * currencies: every store inherits them, and a plain amount is in the currency of the store's platform,
+ * so one number would be read as pesos in one country and reais in another.
+ */
+function checkSharedPrices(
+  project: YamlFile,
+  platforms: ReadonlyMap<string, DeclaredPlatform>,
+  problems: ConfigProblem[],
+): void {
+  const currencies = new Set([...platforms.values()].map((p) => p.currency.code));
+  if (currencies.size < 2) return;
+  const overrides = field(field(project.data, "defaults"), "overrides");
+  for (const key of ["prices", "option_prices"])
+    if (field(overrides, key) !== undefined)
+      report(
+        problems,
+        { parsed: project, pointer: `/defaults/overrides/${key}` },
+        `carte.yaml's defaults apply to the stores of every platform, which sell in ${inWords([...currencies])}: ` +
+          `write ${key} under overrides: in each platform's groups or stores, in its currency`,
+        "key",
+      );
 }
 
 /** Reports `defaults: platform:` in a carte.yaml without `platforms:`. */
@@ -277,6 +302,8 @@ function readTestStores(project: YamlFile, name: string, stores: unknown): Map<s
 export interface PlatformScope {
   platform: DeclaredPlatform;
   rehearsal: boolean;
+  /** The names of every platform carte.yaml declares. */
+  names: readonly string[];
 }
 
 /**
@@ -326,7 +353,7 @@ export function scopeOf(
       `/platforms/${platform.name}`,
       `platform ${quote(platform.name)} has no development: host to rehearse on: add development: (with its test stores) under platforms.${platform.name}, or run without --rehearsal`,
     );
-  return { platform, rehearsal: wanted.rehearsal === true };
+  return { platform, rehearsal: wanted.rehearsal === true, names: written };
 }
 
 /** What a scoped load tells the run of its platform (`LoadedProject.platformOf`). */
@@ -518,4 +545,49 @@ export function refuseIncludedPlatform(parsed: YamlFile, problems: ConfigProblem
       "platform: is not read from an included file: write it in the store file, in its group's defaults or in carte.yaml's defaults",
       "key",
     );
+}
+
+/**
+ * The value of a top-level `key:` as a store file's text writes it plainly on a line of its own
+ * (`platform: br`, `group: "sao-paulo"`, a comment after it or not); `undefined` when no line of the text
+ * starts with the key; `null` when the text may write it otherwise (a flow mapping, a merge key, a
+ * quoted key, twice): then only the parse can say.
+ */
+function plainTopLevel(text: string, key: string): string | null | undefined {
+  // A flow mapping, a merge key, a quoted key or a second document: only the parse can say.
+  if (/^[{[]|^<<|^---|^["']/m.test(text)) return null;
+  const lines = text.split(/\r?\n/).filter((l) => new RegExp(`^${key}[ \\t]*:`).test(l));
+  if (lines.length === 0) return undefined;
+  const plain = new RegExp(`^${key}:[ \\t]+(["']?)([a-z0-9][a-z0-9-]*)\\1[ \\t]*(#.*)?$`);
+  const match = lines.length === 1 ? plain.exec(lines[0]!) : null;
+  return match ? match[2]! : null;
+}
+
+/**
+ * Whether a store file's text says it belongs to another platform than the load's, before it is
+ * parsed: its `platform:`, else its group's (`groups`: the group files read), else carte.yaml's
+ * `defaults: platform:`, each as written plainly. A file that writes them otherwise, or names an
+ * unknown platform, is not skipped: its parse decides, and reports what is wrong.
+ */
+export function storeOfAnotherPlatform(
+  scope: PlatformScope,
+  groups: readonly { parsed: YamlFile }[],
+  defaultName?: string,
+): (text: string) => boolean {
+  const ofGroup = new Map<string, string>();
+  for (const g of groups) {
+    const written = field(field(g.parsed.data, "defaults"), "platform");
+    const name = groupName(g.parsed);
+    if (typeof written === "string" && !ofGroup.has(name)) ofGroup.set(name, written);
+  }
+  const other = (name: string) => name !== scope.platform.name && scope.names.includes(name);
+  return (text) => {
+    const written = plainTopLevel(text, "platform");
+    if (written === null) return false;
+    if (written !== undefined) return other(written);
+    const group = plainTopLevel(text, "group");
+    if (group === null) return false;
+    const platform = (group !== undefined ? ofGroup.get(group) : undefined) ?? defaultName;
+    return platform !== undefined && other(platform);
+  };
 }

@@ -133,7 +133,7 @@ describe("carte.yaml platforms:", () => {
       twoPlatforms({
         "stores/lost.yaml": storeYaml(900201, "lost"),
         "stores/typo.yaml": storeYaml(900202, "typo", "platform: medd\n"),
-        "stores/mixed.yaml": storeYaml(900203, "mixed", "group: bogota\nplatform: med\n"),
+        "stores/mixed.yaml": storeYaml(900203, "mixed", "group: medellin\nplatform: bog\n"),
       }),
     );
     const problems = await problemsOf(loadProject(join(dir, "carte.yaml"), { platform: { name: "bog" } }));
@@ -144,8 +144,26 @@ describe("carte.yaml platforms:", () => {
       `${shown(dir, "stores/typo.yaml")}:6:11: platform "medd" is not one of carte.yaml platforms: ("bog", "med") (did you mean "med"?)`,
     );
     expect(problems).toContain(
-      `${shown(dir, "stores/mixed.yaml")}:7:11: this store's platform "med" is not its group "bogota"'s ("bog"): a store joins a group of its own platform`,
+      `${shown(dir, "stores/mixed.yaml")}:7:11: this store's platform "bog" is not its group "medellin"'s ("med"): a store joins a group of its own platform`,
     );
+  });
+
+  it("leaves another platform's store files out unread: their problems are that platform's", async () => {
+    const dir = await writeProject(
+      twoPlatforms({
+        // Another platform's by its group and by its own platform:, each with a key the schema refuses.
+        "stores/med-bad.yaml": storeYaml(900301, "med-bad", "group: medellin\ncolour: red\n"),
+        "stores/med-worse.yaml": storeYaml(900302, "med-worse", "platform: 'med' # Medellín\ncolour: red\n"),
+        // Written as a flow mapping: parsed, then left out as another platform's.
+        "stores/med-flow.yaml":
+          "{store: {id: 900303, integration_id: med-flow, name: Flow}, catalog: burgers, platform: med}\n",
+      }),
+    );
+    const bog = await loadProject(join(dir, "carte.yaml"), { platform: { name: "bog" } });
+    expect(Object.keys(bog.desired.stores)).toEqual(["bog-centro", "bog-norte"]);
+    expect(bog.files.filter((f) => f.includes("med-"))).toEqual([]);
+    const problems = await problemsOf(loadProject(join(dir, "carte.yaml"), { platform: { name: "med" } }));
+    expect(problems.filter((p) => p.includes('unknown key "colour"'))).toHaveLength(2);
   });
 
   it("refuses platform: in an included settings file", async () => {
@@ -335,6 +353,19 @@ describe("one catalog across countries", () => {
       `${catalog}:14:12: the platforms of carte.yaml sell in COP and BRL: write the price per currency, {COP: …, BRL: …}`,
       `${catalog}:23:93: price 2000.5 has 1 decimal, but COP prices have none: write whole amounts`,
       `${catalog}:23:106: price 3.505 has 3 decimals, but BRL prices have at most 2: round it to 2 decimals (3.51)`,
+    ]);
+  });
+
+  it("refuses prices in carte.yaml's defaults when the platforms sell in several currencies", async () => {
+    const files = fixtureFiles();
+    files["carte.yaml"] = files["carte.yaml"]!.replace(
+      "  price_rules: []\n",
+      "  overrides:\n    prices:\n      FRIES: 8900\n",
+    );
+    const dir = await writeProject(files);
+    const problems = await problemsOf(loadProject(join(dir, "carte.yaml"), { platform: { name: "br" } }));
+    expect(problems).toEqual([
+      `${shown(dir, "carte.yaml")}:32:5: carte.yaml's defaults apply to the stores of every platform, which sell in COP and BRL: write prices under overrides: in each platform's groups or stores, in its currency`,
     ]);
   });
 
