@@ -121,7 +121,7 @@ describe("the packed package", () => {
     files = packed!.files.map((f) => f.path).sort();
   }, 60_000);
 
-  it("holds exactly what it needs: the bin, the built library and its types, the validators compiled from the schemas (configuration files and platform answers), the CLI bundled, the schemas, README, LICENSE", () => {
+  it("holds exactly what it needs: the bin, the built library and its types, the validators compiled from the schemas (configuration files and platform answers), the CLI bundled, the schemas, the docs and examples, README, LICENSE", () => {
     const tracked = (dir: string) =>
       execFileSync("git", ["ls-files", dir], { cwd: repoRoot, encoding: "utf8" }).split("\n").filter(Boolean);
     const built = tracked("src")
@@ -141,9 +141,29 @@ describe("the packed package", () => {
         "dist/cli/carte.mjs",
         "dist/cli/carte.mjs.LEGAL.txt",
         ...tracked("schemas"),
+        ...tracked("docs"),
+        // npm never packs a .gitignore.
+        ...tracked("examples").filter((f) => !f.endsWith("/.gitignore")),
         ...built,
       ].sort(),
     );
+  });
+
+  it("ships every doc and example the CLI, init and the README name", () => {
+    // The names as the installed package carries them: in the CLI's bundle (its help, init's files) and
+    // in the README.
+    const named = (text: string) =>
+      [...text.matchAll(/\b((?:docs|examples)\/[\w./-]*\w)/g)].map((m) => m[1]!);
+    const cli = named(readFileSync(path.join(repoRoot, "dist", "cli", "carte.mjs"), "utf8"));
+    const readme = named(readFileSync(path.join(repoRoot, "README.md"), "utf8"));
+    expect(cli).toEqual(
+      expect.arrayContaining(["docs/configuration.md", "docs/preview.md", "docs/finance.md"]),
+    );
+    // `.carte` is the state folder a run writes, never a file of the package.
+    const missing = [...new Set([...cli, ...readme])]
+      .filter((name) => !name.includes("/.carte"))
+      .filter((name) => !files.some((f) => f === name || f.startsWith(`${name.replace(/\/$/, "")}/`)));
+    expect(missing).toEqual([]);
   });
 
   it("installs into a chain's repository and runs the README's Install commands there", () => {
