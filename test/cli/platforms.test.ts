@@ -237,7 +237,7 @@ describe("a project of two platforms", () => {
     const { dir, config } = project();
     edit(
       config,
-      /^  open: true$/m,
+      /^ {2}open: true$/m,
       "  open: true\n  webhooks:\n    NEW_ORDER: http://localhost:8080/hooks/new-order",
     );
     const secrets = path.join(dir, "secrets.json");
@@ -257,6 +257,49 @@ describe("a project of two platforms", () => {
     const r = await carte(["plan", "--platform", "\u001b]0;owned\u0007co", "-c", config]);
     expect(r.code).toBe(1);
     expect(r.err).toContain("carte.yaml names no such platform");
+    // eslint-disable-next-line no-control-regex -- raw control characters must not be printed
     expect(r.err + r.out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+  });
+
+  it("exports finance and previews each platform apart; a finance file is of one platform", async () => {
+    const { dir, config } = project();
+    const range = ["--from", "2025-01-01", "--to", "2025-01-31"];
+    const table = await carte(["finance", "payments", ...range, "-c", config]);
+    expect(table.code, table.err).toBe(0);
+    expect(table.out).toMatch(/^Platform co — Colombia, COP — /m);
+    expect(table.out).toMatch(/^Platform br — Brazil, BRL — /m);
+    expect(table.err).toMatch(/^co: \d+ calls? to the platform/m);
+    expect(table.err).toMatch(/^br: \d+ calls? to the platform/m);
+    const file = await carte([
+      "finance",
+      "payments",
+      ...range,
+      "--out",
+      path.join(dir, "p.csv"),
+      "-c",
+      config,
+    ]);
+    expect(file.code).toBe(1);
+    expect(file.err).toContain("a finance file (--out, or a format for machines) is of one platform");
+    const one = await carte([
+      "finance",
+      "payments",
+      ...range,
+      "--platform",
+      "br",
+      "--out",
+      path.join(dir, "p.csv"),
+      "-c",
+      config,
+    ]);
+    expect(one.code, one.err).toBe(0);
+
+    const preview = await carte(["preview", "-c", config]);
+    expect(preview.code, preview.err).toBe(0);
+    const co = readFileSync(path.join(dir, ".carte", "preview", "co", "index.html"), "utf8");
+    const br = readFileSync(path.join(dir, ".carte", "preview", "br", "index.html"), "utf8");
+    expect(co).toContain("Bogotá Centro");
+    expect(br).toContain("São Paulo Paulista");
+    expect(co).not.toContain("São Paulo Paulista");
   });
 });
