@@ -197,7 +197,7 @@ describe("carte.yaml platforms:", () => {
         "carte.yaml": TWO.replace("version: 1\n", "version: 1\ncurrency: COP\n")
           .replace(
             "    country: CO\n    currency: COP\n    language: es",
-            "    country: CX\n    currency: COP",
+            "    country: CX\n    currency: COP\n    credentials: { client_id: 987654321 }",
           )
           .replace(
             "credentials: { client_id: BOG_ID }",
@@ -213,7 +213,11 @@ describe("carte.yaml platforms:", () => {
     expect(text).toMatch(
       /carte.yaml:\d+:14: country "CX" is not one the platform serves \(AR, BR, CL, CO, EC, MX, PE, UY\)/,
     );
-    expect(text).toMatch(/credentials.client_secret must be the NAME of an environment variable/);
+    expect(text).toMatch(
+      /platforms.bog.credentials.client_secret must be the NAME of an environment variable/,
+    );
+    expect(text).toMatch(/platforms.med.credentials.client_id must be the NAME of an environment variable/);
+    expect(text).not.toContain("987654321");
     expect(text).not.toContain(secret);
   });
 
