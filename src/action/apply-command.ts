@@ -23,7 +23,7 @@ import { COMMENT_MARKER, applyMarker } from "./comment.js";
 import type { ActionContext } from "./context.js";
 import { gitHub, type ActionInputs } from "./inputs.js";
 import { annotate, describeError, relativeProblems, type Outcome } from "./outcome.js";
-import { commentContext } from "./plan-view.js";
+import { commentContext, summarizeCalls } from "./plan-view.js";
 import { actionSecretSink, actionSecretsFile } from "./masked-secrets.js";
 import { showPlan, type JobSummary } from "./summary.js";
 import type { CallCount } from "../platform/call-tally.js";
@@ -144,7 +144,11 @@ export async function applyCommand(
   const gh = gitHub(inputs, ctx);
   // One reviewed plan for the merge: its record lists the changes of every platform's section.
   const lookup: Partial<ReviewLookup> = ctx.eventName === "push" ? await reviewedPlanOf(gh, ctx, inputs) : {};
-  if (platforms[0] === undefined) return applyOne(undefined, inputs, { ctx, env, summary, gh, lookup });
+  if (platforms[0] === undefined) {
+    const out = await applyOne(undefined, inputs, { ctx, env, summary, gh, lookup });
+    if (out.calls) await summarizeCalls(out.calls, summary);
+    return out;
+  }
   const outs: { name: string; out: Outcome & { calls?: CallCount | undefined } }[] = [];
   // One platform after the other: a platform that fails (its host down) does not keep the next from
   // being applied; the step fails with the worst exit code.

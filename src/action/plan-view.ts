@@ -13,6 +13,7 @@ import type { StageOutcome } from "../apply/rollout.js";
 import type { Plan } from "../plan/types.js";
 import { renderError } from "../render/error.js";
 import * as core from "@actions/core";
+import { describeCalls, type CallCount } from "../platform/call-tally.js";
 import { escapeLog, escapeMarkdown } from "../render/escape.js";
 import {
   callsMarkdown,
@@ -69,6 +70,8 @@ export interface PlanView {
    * and the reviewed-plan record only.
    */
   sections?: PlatformSection<PlanView>[] | undefined;
+  /** The run's calls to the platform and those answered 2xx, once a session was open. */
+  calls?: CallCount | undefined;
 }
 
 /** What the plan comment's record is bound to: this pull request, its head commit and base branch. */
@@ -187,6 +190,7 @@ export async function summarizePlan(view: PlanView, ctx: ActionContext, summary:
   await summary.titled(planCommentBody(view, ctx, { title: summary.title }));
   if (!view.sections) {
     if (view.plan) await showPlan(view.plan, view.target, summary);
+    if (view.calls) await summarizeCalls(view.calls, summary);
     return;
   }
   const calls = callsMarkdown(view.sections);
@@ -197,6 +201,16 @@ export async function summarizePlan(view: PlanView, ctx: ActionContext, summary:
     await summary.raw(`#### ${escapeMarkdown(s.heading)}`);
     await showPlan(s.view.plan, s.view.target, summary);
   }
+}
+
+/**
+ * The run's calls and their success rate (`412 calls to the platform, 99.5 % succeeded.`), the
+ * measure the platform's terms bound, in the run log and the job summary.
+ */
+export async function summarizeCalls(calls: CallCount, summary: JobSummary): Promise<void> {
+  const line = `${describeCalls(calls)}.`;
+  core.info(escapeLog(line));
+  await summary.raw(escapeMarkdown(line));
 }
 
 /** A run's result as a view (for the comment), with the split's base named as the user knows it. */
@@ -216,6 +230,7 @@ export function viewOf(
     commit,
     ...(result.target ? { target: describeTarget(result.target) } : {}),
     ...(result.plannedStages ? { stages: result.plannedStages } : {}),
+    ...(result.calls ? { calls: result.calls } : {}),
   };
 }
 

@@ -105,6 +105,10 @@ describe("GitHub Action", () => {
     expect(gh.comments[0]!.body).toContain("to create");
     expect(readFileSync(files.output, "utf8")).toMatch(/has-changes<<.*\ntrue\n/);
     expect(readFileSync(files.summary, "utf8")).toContain("carte will perform the following actions");
+    // The calls the plan made and their success rate, the measure the platform's terms bound.
+    expect(readFileSync(files.summary, "utf8")).toMatch(
+      /\n\d+ calls to the platform, 100\.0 % succeeded\.\n/,
+    );
 
     // A second run (a new push) updates the same comment instead of adding one.
     expect(await runAction()).toBe(0);
@@ -143,6 +147,9 @@ describe("GitHub Action", () => {
     // holidays, special days, store availability and webhooks of three stores, and the client-level
     // webhook.
     expect(readFileSync(files.summary, "utf8")).toContain("Applied 51 API calls.");
+    expect(readFileSync(files.summary, "utf8")).toMatch(
+      /\n\d+ calls to the platform, 100\.0 % succeeded\.\n/,
+    );
     fx.emu.clearRequests();
     process.env.INPUT_COMMAND = "plan";
     process.env.INPUT_COMMENT = "false";
