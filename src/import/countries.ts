@@ -56,17 +56,20 @@ function primaryLanguage(countries: readonly ProjectCountry[]): string | undefin
   return countries.some((c) => c.language === undefined) ? undefined : countries[0]?.language;
 }
 
-/** The stores of a catalog split by a property of their platform, in the project's order of platforms. */
+/**
+ * The stores of a catalog split by a property of their platform (its currency, its language), in the
+ * order of `order` (the project's platforms'), so that a price map and the translations are written
+ * in the order carte.yaml names the platforms.
+ */
 function split(
   members: readonly StoreState[],
   platformOf: ReadonlyMap<string, CountryStores>,
-  by: (c: CountryStores) => string | undefined,
+  by: (c: ProjectCountry) => string | undefined,
+  order: readonly ProjectCountry[],
 ): Map<string | undefined, StoreState[]> {
-  const out = new Map<string | undefined, StoreState[]>();
-  for (const s of members) {
-    const key = by(platformOf.get(s.store.key)!);
-    out.set(key, [...(out.get(key) ?? []), s]);
-  }
+  const out = new Map<string | undefined, StoreState[]>(order.map((c) => [by(c), []]));
+  for (const s of members) out.get(by(platformOf.get(s.store.key)!))?.push(s);
+  for (const [key, stores] of out) if (stores.length === 0) out.delete(key);
   return out;
 }
 
@@ -160,7 +163,7 @@ function withPrices(entry: Entry, ctx: CrossContext): Entry {
         });
         if (p !== undefined) each[code!] = p;
       }
-      optionPrices[option] = each;
+      if (Object.keys(each).length > 0) optionPrices[option] = each;
     }
     out.option_prices = optionPrices;
   }
@@ -317,12 +320,15 @@ export async function buildCountriesImport(
   const factoring = factorStores(states, parts);
   const currencies = new Map(all.map((c) => [c.currency.code, c.currency]));
   const primary = primaryLanguage(all);
-  const languageOf = (c: CountryStores) => (c.language === primary ? undefined : c.language);
+  const languageOf = (c: ProjectCountry) => (c.language === primary ? undefined : c.language);
   const catalogs: ImportedCatalog[] = factoring.catalogs.map((c) => {
-    const members = states.filter((s) => c.stores.includes(s.store.key));
+    // In key order, as the factoring takes them: a tie goes to the first store by integration id.
+    const members = states
+      .filter((s) => c.stores.includes(s.store.key))
+      .sort((a, b) => byCodePoint(a.store.key, b.store.key));
     const ctx: CrossContext = {
-      ...(currencies.size > 1 ? { currencies: split(members, platformOf, (p) => p.currency.code) } : {}),
-      languages: split(members, platformOf, languageOf),
+      ...(currencies.size > 1 ? { currencies: split(members, platformOf, (p) => p.currency.code, all) } : {}),
+      languages: split(members, platformOf, languageOf, all),
     };
     return { ...c, catalog: crossCatalog(c.catalog, ctx) };
   });
