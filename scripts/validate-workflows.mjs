@@ -4,7 +4,9 @@
 // of docs/workflows/ and the YAML blocks of docs/github-action.md and README.md that start with a
 // `# .github/workflows/` line. Also checks that docs/github-action.md shows every file of
 // docs/workflows/ whole, and that every `with:` of a step that uses carte names an input action.yml
-// declares. Exit code 1 with one line per problem.
+// declares, that credentials (env CARTE_…CLIENT_ID/SECRET) come from secrets, and that a rehearsal
+// (input rehearsal: true) has a concurrency group apart from production's applies. Exit code 1 with one
+// line per problem.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -72,6 +74,17 @@ for (const [name, text] of workflows) {
       for (const key of Object.keys(step.with ?? {})) {
         if (!inputs.has(key))
           problems.push(`${name}: job ${job} passes "${key}", which action.yml does not declare`);
+      }
+      // Credentials come from the repository's secrets, never written in the workflow.
+      for (const [key, value] of Object.entries(step.env ?? {})) {
+        if (/CLIENT_(ID|SECRET)$/.test(key) && !/\$\{\{[^}]*\bsecrets\./.test(String(value)))
+          problems.push(`${name}: job ${job} sets ${key} from no secret (secrets.NAME)`);
+      }
+      // A rehearsal on the development hosts queues apart from production's applies.
+      if (step.with?.rehearsal === true || step.with?.rehearsal === "true") {
+        const group = String(spec.concurrency?.group ?? doc.concurrency?.group ?? "");
+        if (!group || /carte-apply/.test(group))
+          problems.push(`${name}: job ${job} rehearses without a concurrency group of its own`);
       }
     }
   }
