@@ -375,6 +375,19 @@ describe("the stores of an import across countries", () => {
     });
   });
 
+  it("quotes a hostile store argument escaped and cut short", () => {
+    const hostile = `\u001b[2J${"9".repeat(5000)}`;
+    let message = "";
+    try {
+      storesPerPlatform([hostile], [scoped("co"), scoped("br")]);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain("no platform's files list it");
+    expect(message).not.toContain("\u001b");
+    expect(message.length).toBeLessThan(400);
+  });
+
   it("refuses a store of a platform --platform leaves out", () => {
     expect(() => storesPerPlatform(["co:900101"], [scoped("br")], ["co"])).toThrow(
       'store "co:900101": platform co is not among those --platform names (br)',
