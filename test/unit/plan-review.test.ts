@@ -42,8 +42,12 @@ describe("notes every store shares", () => {
     const stores = ["a", "b", "c"].map((k) => store(k, k === "a" ? "1" : k === "b" ? "2" : "3"));
     const plan = buildPlan(desired(...stores), current(...stores));
     plan.info = [
-      ...["a", "b", "c"].map((s) => ({ store: s, message: "upcoming item SEASONAL: offered from 12-01" })),
-      { store: "b", message: "item X was switched off by staff" },
+      ...["a", "b", "c"].map((s) => ({
+        store: s,
+        kind: "item",
+        message: "upcoming item SEASONAL: offered from 12-01",
+      })),
+      { store: "b", kind: "availability", message: "item X was switched off by staff" },
     ];
     const text = renderText(plan, { color: false });
     expect(text.match(/upcoming item SEASONAL/g)).toHaveLength(1);
