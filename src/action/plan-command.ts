@@ -246,9 +246,11 @@ export async function planCommand(
     recordOf("plan", inputs.shard, section ? section.view : view, section && recordPlatform(section)),
   );
   await summarizePlan(view, ctx, summary);
-  // A shard's comment is the report job's: one comment for the whole run.
+  // A shard's comment is the report job's: one comment for the whole run. So is the comment of one
+  // platform's job of a matrix over platforms (it writes a run record of one of several platforms).
   const gh = gitHub(inputs, ctx);
-  if (inputs.comment && !inputs.shard && ctx.pullRequest && gh) {
+  const oneOfSeveral = !!recordFile && !!section && known.length > 1;
+  if (inputs.comment && !inputs.shard && !oneOfSeveral && ctx.pullRequest && gh) {
     await upsertMarkedComment(
       gh,
       ctx.pullRequest.number,
