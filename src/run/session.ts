@@ -70,8 +70,9 @@ export interface Session {
   pairings?: PairingRecord;
   /**
    * The country of a store (ISO 3166-1 alpha-2), whose holiday calendar the platform gives it, when
-   * carte knows it: the embedded emulator's stores ({@link embeddedCountry}). Absent against a
-   * platform: its stores' countries are not in the files yet.
+   * carte knows it: the embedded emulator's stores ({@link embeddedCountry}), and the stores of a
+   * platform of carte.yaml `platforms:` (its `country:`). Absent against the one platform of a
+   * project without `platforms:`: its files name no country.
    */
   countryOf?: (storeKey: string) => string | undefined;
   close(): Promise<void>;
@@ -262,6 +263,7 @@ export async function openSession(project: LoadedProject, options: SessionOption
       emulator: undefined,
       stateFile: undefined,
       clientId: creds.clientId,
+      ...(project.platformOf ? { countryOf: () => project.platformOf?.country } : {}),
       pairings: openPairingRecord(
         project.root,
         pairingKey(creds.clientSecret, creds.clientId, pairingTarget(project, target)),

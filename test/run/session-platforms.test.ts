@@ -75,6 +75,16 @@ describe("a platform's session", () => {
       expect(problem.message).toContain("platform br");
       expect(problem.message).toContain("CARTE_BR_CLIENT_ID and CARTE_BR_CLIENT_SECRET");
       expect(problem.message).not.toContain("one-secret-value");
+      // With its variables set, the session knows its stores' country (its holidays' calendar).
+      const session = await openSession(project, {
+        env: { ...env, CARTE_BR_CLIENT_ID: "br", CARTE_BR_CLIENT_SECRET: "br-secret" },
+      });
+      try {
+        expect(session.clientId).toBe("br");
+        expect(session.countryOf?.("pz-centro")).toBe("BR");
+      } finally {
+        await session.close();
+      }
     } finally {
       await emu.close();
     }
