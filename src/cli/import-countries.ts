@@ -197,7 +197,13 @@ async function readCountries(
     const currency = s.project.currency;
     // A platform of carte.yaml `platforms:` always names its currency (the loader refuses one without).
     if (!currency) throw new InternalError(`platform ${s.name} was loaded without its currency`);
-    const states = await readStores(s.project, identities, opts.parallelism, io, opts.quiet, s.name);
+    const states = await readStores(s.project, identities, opts.parallelism, io, opts.quiet, s.name).catch(
+      (err: unknown) => {
+        // One project of every country, or none: a platform that cannot be read stops the import.
+        io.err(`Platform ${s.name} could not be read: nothing was written.\n`);
+        throw err;
+      },
+    );
     countries.push({ name: s.name, currency, language: s.project.platformOf?.language, states });
     read.push(s);
   }

@@ -340,6 +340,21 @@ describe("carte import across countries", () => {
     expect(plan.out.match(/No changes/g)).toHaveLength(2);
   });
 
+  it("writes nothing when a platform cannot be read, and says which", async () => {
+    const config = twoCountries();
+    // Brazil's platform is down: nothing answers at its address.
+    writeFileSync(config, readFileSync(config, "utf8").replace(br.url, "http://127.0.0.1:9"));
+    const out = tempDir();
+    const run = await carte(
+      ["import", "--store", "co:900101", "--store", "br:910101", "-c", config, "--out", out],
+      ENV,
+    );
+    expect(run.code).toBe(1);
+    expect(run.err).toMatch(/^br: \d+ calls to the platform, 0\.0 % succeeded\.$/m);
+    expect(run.err).toContain("Platform br could not be read: nothing was written.");
+    expect(readdirSync(out)).toEqual([]);
+  });
+
   it("asks which platform a store id is on when the files do not say", async () => {
     const run = await carte(["import", "--store", "900101", "-c", twoCountries(), "--out", tempDir()], ENV);
     expect(run.code).toBe(1);
