@@ -264,6 +264,9 @@ export async function planCommand(
     plan: view.plan ?? undefined,
     failure: failureOf(view),
     recordFile,
-    annotated: runs.some((r) => !!r.view.problems?.length),
+    // Annotated when every platform that failed failed on problems, each an annotation already.
+    annotated:
+      runs.some((r) => !!r.view.problems?.length) &&
+      runs.every((r) => failureOf(r.view) === undefined || !!r.view.problems?.length),
   };
 }
