@@ -105,13 +105,19 @@ export function runRequest(opts: RunCommand, io: CliIo) {
   };
 }
 
-function progressHooks(progress: Progress, io: CliIo): RunHooks {
+/**
+ * What a run shows on standard error while it goes: warnings, notes, progress, retries; in a run of
+ * several platforms (carte.yaml `platforms:`), the warnings, notes and retries headed by the platform's
+ * name (`br: retrying …`).
+ */
+function progressHooks(progress: Progress, io: CliIo, platform?: string): RunHooks {
+  const head = platform === undefined ? "" : `${platform}: `;
   return {
-    onWarning: (w) => io.err(escapeTerminal(formatWarning(w)) + "\n"),
-    onNote: (message) => io.err(escapeTerminal(message) + "\n"),
+    onWarning: (w) => io.err(escapeTerminal(head + formatWarning(w)) + "\n"),
+    onNote: (message) => io.err(escapeTerminal(head + message) + "\n"),
     onStoreRead: (done, total) => progress.storeRead(done, total),
     onEvent: (e) => progress.apply(e),
-    onRetry: (r) => progress.retry(r),
+    onRetry: (r) => progress.retry(r, platform),
   };
 }
 
@@ -295,7 +301,7 @@ function planHooks(
   shown: Shown,
 ): RunHooks {
   return {
-    ...progressHooks(progress, io),
+    ...progressHooks(progress, io, name),
     onProject: (project, target) => {
       if (name === undefined) return;
       progress.stop();
@@ -500,7 +506,7 @@ function applyHooks(
   const { name, place, shown } = at;
   const format = opts.json ? "json" : "text";
   return {
-    ...progressHooks(progress, io),
+    ...progressHooks(progress, io, name),
     onProject: (project, target) => {
       if (name === undefined) return;
       progress.stop();

@@ -13,8 +13,8 @@ import type { CliIo } from "./io.js";
 export interface Progress {
   storeRead(done: number, total: number): void;
   apply(event: ApplyEvent): void;
-  /** A call is about to be repeated. */
-  retry(info: RetryInfo): void;
+  /** A call is about to be repeated; of `platform` (carte.yaml `platforms:`) in a run of several. */
+  retry(info: RetryInfo, platform?: string): void;
   /** Ends any bar on screen. */
   stop(): void;
 }
@@ -77,9 +77,9 @@ export function throttledCount(
 export function createProgress(io: CliIo, mode: ProgressMode, now: () => number = Date.now): Progress {
   if (mode === "none") return { storeRead() {}, apply() {}, retry() {}, stop() {} };
   // Paths and the platform's messages are untrusted: every line is escaped for a terminal.
-  const retryLine = (r: RetryInfo) =>
+  const retryLine = (r: RetryInfo, platform?: string) =>
     escapeTerminal(
-      `retrying ${r.method} ${r.path} (attempt ${r.attempt + 1}) in ${r.delayMs} ms after ${r.reason}`,
+      `${platform === undefined ? "" : `${platform}: `}retrying ${r.method} ${r.path} (attempt ${r.attempt + 1}) in ${r.delayMs} ms after ${r.reason}`,
     ) + "\n";
   if (mode === "lines") {
     const reads = throttledCount(now, (done, total) => `reading the platform: ${done}/${total} reads`);
@@ -104,8 +104,8 @@ export function createProgress(io: CliIo, mode: ProgressMode, now: () => number 
         const line = calls(e.done, e.total);
         if (line) io.err(line + "\n");
       },
-      retry(r) {
-        io.err(retryLine(r));
+      retry(r, platform) {
+        io.err(retryLine(r, platform));
       },
       stop() {},
     };

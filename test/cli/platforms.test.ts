@@ -111,6 +111,9 @@ describe("a project of two platforms", () => {
     expect(br.split("\n")[0]).toBe(`Platform br — Brazil, BRL — platform at 127.0.0.1:${port}`);
     expect(br).toMatch(/Error: /);
     expect(r.err).toContain("platform br failed (its section says why); the other platform ran.");
+    // Its retries say whose they are.
+    expect(r.err).toMatch(/^br: retrying POST /m);
+    expect(r.err).not.toMatch(/^retrying /m);
     expect(r.out + r.err).not.toContain("br-secret-never-shown");
   }, 60_000);
 
