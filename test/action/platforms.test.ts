@@ -15,7 +15,7 @@ import { runAction } from "../../src/action/main.js";
 import { COMMENT_MARKER } from "../../src/action/comment.js";
 import { fakeGitHub } from "./fake-github.js";
 import { edit, repoRoot } from "../helpers/project.js";
-import { commitAll, fakeGitHub as harnessGitHub, git } from "./harness.js";
+import { commitAll, fakeGitHub as harnessGitHub, git, runBundle } from "./harness.js";
 
 const saved = { ...process.env };
 let cleanup: (() => Promise<void>) | undefined;
@@ -285,6 +285,34 @@ describe("the Action on a project of two platforms", () => {
     expect(body.indexOf("Platform co — Colombia, COP")).toBeGreaterThan(body.indexOf("Platform br"));
     expect(body).toContain("R$ 29,90");
     expect(body).toContain("$24.900");
+  });
+});
+
+describe("the bundled Action (dist-action/index.js, as the runner starts it)", () => {
+  it("plans both platforms into one comment of two sections, the credentials of both countries masked", async () => {
+    const fx = twoCountries();
+    const gh = await harnessGitHub();
+    cleanup = async () => {
+      gh.close();
+      rmSync(fx.dir, { recursive: true, force: true });
+    };
+    const run = await runBundle({
+      workspace: fx.dir,
+      inputs: { command: "plan", config: "carte.yaml", "github-token": "ghs_faketoken123456", base: "none" },
+      event: { name: "pull_request", payload: { pull_request: { number: 7 } } },
+      github: gh,
+      env: SECRETS,
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    for (const value of Object.values(SECRETS)) expect(run.stdout).toContain(`::add-mask::${value}\n`);
+    const body = gh.comments.find((c) => c.issue === 7)!.body;
+    expect(body.indexOf("Platform co — Colombia, COP")).toBeGreaterThan(0);
+    expect(body.indexOf("Platform br — Brazil, BRL")).toBeGreaterThan(body.indexOf("Platform co"));
+    expect(run.summary).toMatch(/br: \d+ calls to the platform, 100\.0 % succeeded\./);
+    for (const value of Object.values(SECRETS)) {
+      expect(body).not.toContain(value);
+      expect(run.summary).not.toContain(value);
+    }
   });
 });
 
