@@ -305,4 +305,26 @@ describe("a project of two platforms", () => {
     expect(br).toContain("São Paulo Paulista");
     expect(co).not.toContain("São Paulo Paulista");
   });
+
+  it("applies a saved plan of a rehearsal on the development host it was made on", async () => {
+    const { dir, config } = project();
+    const base = await carte(["plan", "--base", "HEAD", "-c", config]);
+    expect(base.code).toBe(1);
+    expect(base.err).toContain("--base compares the plan of one platform: name it with --platform NAME");
+
+    const out = path.join(dir, "rehearsal.json");
+    const saved = await carte(["plan", "--platform", "co", "--rehearsal", "--out", out, "-c", config]);
+    expect(saved.code, saved.err).toBe(0);
+    const plan = JSON.parse(readFileSync(out, "utf8")) as { platform?: string; rehearsal?: boolean };
+    expect([plan.platform, plan.rehearsal]).toEqual(["co", true]);
+    const production = await carte(["apply", out, "--platform", "co", "-c", config]);
+    expect(production.code).toBe(1);
+    expect(production.err).toContain(
+      'the saved plan is of platform "co" (its rehearsal on the development host)',
+    );
+    const applied = await carte(["apply", out, "-c", config]);
+    expect(applied.code, applied.err).toBe(0);
+    expect(applied.out).toMatch(/^Platform co, rehearsal on its development host — /m);
+    expect(applied.out).toContain("test-bog-centro");
+  });
 });
