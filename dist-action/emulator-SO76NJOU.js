@@ -61,7 +61,7 @@ import {
   typeList,
   typePhrase,
   writeFileAtomic
-} from "./chunk-OSI2LRXA.js";
+} from "./chunk-TSFDPNBB.js";
 import {
   __commonJS,
   __toESM
