@@ -274,7 +274,7 @@ export class MissingPrices {
         price.site,
         `${what} has no price in ${code}, and ${who} of platform ${quote(this.platform ?? "")} ` +
           `${stores.length === 1 ? "sells" : "sell"} it: write ${code}: … in this price (or the ` +
-          `${stores.length === 1 ? "store's" : "stores'"} price under overrides: prices:, or exclude it there); ` +
+          `${stores.length === 1 ? "store's" : "stores'"} price under overrides: ${price.parent === undefined ? "prices:" : "option_prices:"}, or exclude it there); ` +
           `another currency's amount is never used`,
       );
     }

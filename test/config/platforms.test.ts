@@ -114,6 +114,8 @@ describe("carte.yaml platforms:", () => {
     });
     const one = await loadEachPlatform(join(single, "carte.yaml"));
     expect(one.map((e) => e.name)).toEqual([undefined]);
+    const none = await problemsOf(loadEachPlatform(join(single, "carte.yaml"), { rehearsal: true }));
+    expect(none.join("\n")).toMatch(/a rehearsal runs on a platform's development host, and no platform/);
   });
 
   it("refuses a load without a platform, naming the platforms", async () => {
@@ -357,6 +359,19 @@ describe("one catalog across countries", () => {
       `${catalog}:14:12: the platforms of carte.yaml sell in COP and BRL: write the price per currency, {COP: …, BRL: …}`,
       `${catalog}:23:93: price 2000.5 has 1 decimal, but COP prices have none: write whole amounts`,
       `${catalog}:23:106: price 3.505 has 3 decimals, but BRL prices have at most 2: round it to 2 decimals (3.51)`,
+    ]);
+  });
+
+  it("refuses an option's price inside its parent without an amount in the store's currency", async () => {
+    const files = fixtureFiles();
+    files["catalogs/burgers.yaml"] = files["catalogs/burgers.yaml"]!.replace(
+      "option_prices: { CHEESE: { COP: 0, BRL: 0 } }",
+      "option_prices: { CHEESE: { COP: 0 } }",
+    );
+    const dir = await writeProject(files);
+    const problems = await problemsOf(loadProject(join(dir, "carte.yaml"), { platform: { name: "br" } }));
+    expect(problems).toEqual([
+      `${shown(dir, "catalogs/burgers.yaml")}:9:30: "CHEESE" inside "BURGER" has no price in BRL, and store "sp-paulista" of platform "br" sells it: write BRL: … in this price (or the store's price under overrides: option_prices:, or exclude it there); another currency's amount is never used`,
     ]);
   });
 
