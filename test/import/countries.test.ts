@@ -340,6 +340,23 @@ describe("carte import across countries", () => {
     expect(plan.out.match(/No changes/g)).toHaveLength(2);
   });
 
+  it("writes bare prices for a project whose platforms have one currency", async () => {
+    const source = path.join(tempDir(), "menu");
+    expect((await carte(["init", source, "--countries", "BR"])).code).toBe(0);
+    const config = path.join(source, "carte.yaml");
+    const applied = await carte(["apply", "--auto-approve", "-c", config]);
+    expect(applied.code, applied.err).toBe(0);
+    const out = tempDir();
+    const run = await carte(["import", "--store", "first-store-br", "-c", config, "--out", out]);
+    expect(run.code, run.err).toBe(0);
+    const catalog = yamlOf(path.join(out, "catalogs", "shared.yaml"));
+    expect(catalog.items).toEqual([{ sku: "FIRST-ITEM", title: "Primeiro produto", price: 10.5 }]);
+    expect(readFileSync(path.join(out, "catalogs", "shared.yaml"), "utf8")).toContain("price: 10.50}");
+    expect(yamlOf(path.join(out, "stores", "first-store-br.yaml")).platform).toBe("br");
+    const plan = await carte(["plan", "--detailed-exitcode", "-c", path.join(out, "carte.yaml")]);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+  });
+
   it("writes nothing when a platform cannot be read, and says which", async () => {
     const config = twoCountries();
     // Brazil's platform is down: nothing answers at its address.
