@@ -13,7 +13,7 @@ import type { PlatformHosts } from "../platform/routes.js";
 import { isRecord, quote, report } from "../source/problems.js";
 import type { Site } from "../source/problems.js";
 import { didYouMean } from "../suggest.js";
-import type { YamlFile } from "../source/yaml.js";
+import { withValue, type YamlFile } from "../source/yaml.js";
 import { checkPlatformSection, inWords, platformHosts, type PlatformAddresses } from "./platform-section.js";
 import { groupName } from "./check.js";
 import { defaultCredentialNames, type CredentialNames, type ProjectPlatform } from "./platforms.js";
@@ -374,19 +374,11 @@ export function hostOfScope(scope: PlatformScope): PlatformHost {
 }
 
 /**
- * A copy of a parsed file with another value: its positions stay those of the file (a file kept
- * parsed, src/source/yaml.ts `lazyYamlFile`, still parses its text only when a position is asked for).
- * The value shared through the parse caches is never changed.
+ * A copy of a parsed file with another value: its positions stay those of the file. The value shared
+ * through the parse caches is never changed.
  */
 export function withData(parsed: YamlFile, data: unknown): YamlFile {
-  const descriptors = Object.getOwnPropertyDescriptors(parsed);
-  return Object.defineProperties(
-    {},
-    {
-      ...descriptors,
-      data: { value: data, enumerable: true, writable: true, configurable: true },
-    },
-  ) as YamlFile;
+  return withValue(parsed, data);
 }
 
 /**

@@ -288,6 +288,16 @@ export function renamedYamlFile(parsed: YamlFile, file: string): YamlFile {
   return kept ? withKept(file, parsed.data, kept) : { ...parsed, file };
 }
 
+/**
+ * `parsed` with another value (a copy a loader makes of it, the value parsed left as it is): positions
+ * stay the file's, and a file of {@link lazyYamlFile} still parses its text only when a position is
+ * asked for.
+ */
+export function withValue(parsed: YamlFile, data: unknown): YamlFile {
+  const kept = keptParses.get(parsed);
+  return kept ? withKept(parsed.file, data, kept) : { ...parsed, data };
+}
+
 function withKept(file: string, data: unknown, kept: KeptParse): YamlFile {
   const out: YamlFile = {
     file,

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadEachPlatform, loadProject, readPlatformNames } from "../../src/config/index.js";
+import { DEFAULT_PARSE_LIMITS, lazyYamlFile, scalarSource, withValue } from "../../src/source/yaml.js";
 import { CATALOG, problemsOf, PROJECT, shown, storeYaml, writeProject } from "./helpers.js";
 
 /** Two platforms of one currency (the scoping alone), each with a group; `bog` has a development host. */
@@ -399,5 +400,17 @@ describe("one catalog across countries", () => {
     expect(problems).toEqual([
       `${shown(dir, "groups/bogota.yaml")}:4:28: step gives no amount in COP, the currency of the stores this rule applies to: write COP: … in it`,
     ]);
+  });
+});
+
+describe("a catalog read in one platform's currency", () => {
+  it("is a copy of a file kept parsed that still needs no parse for a number's source", () => {
+    // The text is not what was kept: a parse would give 9, the kept sources give 1.50.
+    const kept = lazyYamlFile("c.yaml", "x: 9\n", DEFAULT_PARSE_LIMITS, { x: 1.5 }, { "/x": "1.50" });
+    const copy = withValue(kept, { x: 1.5, y: 2 });
+    expect(copy.data).toEqual({ x: 1.5, y: 2 });
+    expect(kept.data).toEqual({ x: 1.5 });
+    expect(scalarSource(copy, "/x")).toBe("1.50");
+    expect(scalarSource(copy, "/y")).toBe("2");
   });
 });
