@@ -5,7 +5,7 @@
  * credentials come from the variables it names; a saved plan is of one platform.
  */
 
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -326,5 +326,19 @@ describe("a project of two platforms", () => {
     expect(applied.code, applied.err).toBe(0);
     expect(applied.out).toMatch(/^Platform co, rehearsal on its development host — /m);
     expect(applied.out).toContain("test-bog-centro");
+  });
+
+  it("refuses a saved plan whose platform is no platform name, before any call", async () => {
+    const { dir, config } = project();
+    const out = path.join(dir, "plan.json");
+    expect((await carte(["plan", "--platform", "co", "--out", out, "-c", config])).code).toBe(0);
+    const plan = JSON.parse(readFileSync(out, "utf8")) as Record<string, unknown>;
+    writeFileSync(out, JSON.stringify({ ...plan, platform: "\u001b[2Jco" }));
+    const r = await carte(["apply", out, "-c", config]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("platform must be a platform name of carte.yaml platforms:");
+    // eslint-disable-next-line no-control-regex -- raw control characters must not be printed
+    expect(r.err + r.out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(r.err).not.toMatch(/^co: \d+ calls/m);
   });
 });
