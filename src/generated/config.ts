@@ -224,7 +224,7 @@ export interface CatalogOverrides {
   /**
    * Prices.
    *
-   * Prices that differ from the catalog, by SKU of an item or option, for example BURGER-CLASSIC: 25900. Written as the currency of carte.yaml is written. A price may start at a date, end at one, or both: BURGER-CLASSIC: { price: 26900, from: 2026-12-01 }, a promotion { price: 21900, until: 2026-12-31 }.
+   * Prices that differ from the catalog, by SKU of an item or option, for example BURGER-CLASSIC: 25900. Written as the currency of carte.yaml is written, or with platforms:, the currency of the store's platform (plain amounts: write these prices in the groups and stores of each platform). A price may start at a date, end at one, or both: BURGER-CLASSIC: { price: 26900, from: 2026-12-01 }, a promotion { price: 21900, until: 2026-12-31 }.
    */
   prices?: {
     [k: string]:
