@@ -220,6 +220,7 @@ async function applyOne(
             env,
             configured: project.secretsFile,
             projectRoot: project.root,
+            platform: project.platformOf,
           }),
           env,
         ),

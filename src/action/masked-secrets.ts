@@ -10,12 +10,14 @@
 import path from "node:path";
 import * as core from "@actions/core";
 import { rootFor } from "../atomic.js";
-import { githubActionsSink, secretsFileSink, type SecretSink } from "../run/secrets.js";
+import type { ProjectPlatform } from "../config/platforms.js";
+import { githubActionsSink, secretsFileName, secretsFileSink, type SecretSink } from "../run/secrets.js";
 
 /**
  * The secrets file a run of the Action uses: the input `secrets-file` (relative to the working
  * directory, like `config`), else `CARTE_SECRETS_FILE`, else carte.yaml `secrets_file:` (`configured`,
- * absolute); `undefined` when none is named.
+ * absolute); `undefined` when none is named. Of a platform of carte.yaml `platforms:`, a file of its own
+ * beside it (`webhook-secrets.co.json`; src/run/secrets.ts `secretsFileName`), as the CLI's.
  */
 export function actionSecretsFile(opts: {
   input: string;
@@ -23,8 +25,15 @@ export function actionSecretsFile(opts: {
   configured: string | undefined;
   /** The project folder: a secrets file inside it stays under it (src/atomic.ts `rootFor`). */
   projectRoot?: string | undefined;
+  /** The platform the run is of (`LoadedProject.platformOf`). */
+  platform?: Pick<ProjectPlatform, "name" | "rehearsal"> | undefined;
 }): SecretSink | undefined {
-  const name = opts.input || opts.env.CARTE_SECRETS_FILE || opts.configured;
+  const name = secretsFileName({
+    file: opts.input || undefined,
+    configured: opts.configured,
+    env: opts.env,
+    platform: opts.platform,
+  });
   return name
     ? secretsFileSink(path.resolve(name), name, rootFor(path.resolve(name), opts.projectRoot))
     : undefined;

@@ -218,7 +218,13 @@ describe("the Action on a project of two platforms", () => {
   });
 
   it("applies each platform in turn, with the success rate of each in the job summary; a plan afterwards has no changes in either section", async () => {
-    const { dir, gh, files } = await setup();
+    const { dir, config, gh, files } = await setup();
+    // A webhook in each country: each platform makes its own signing secret.
+    writeFileSync(
+      config,
+      readFileSync(config, "utf8") +
+        "defaults:\n  webhooks:\n    NEW_ORDER: https://hooks.example/new-order\n",
+    );
     process.env.GITHUB_EVENT_NAME = "workflow_dispatch";
     writeFileSync(process.env.GITHUB_EVENT_PATH!, "{}");
     process.env.INPUT_COMMAND = "apply";
@@ -234,6 +240,13 @@ describe("the Action on a project of two platforms", () => {
     expect(summary.slice(br)).toMatch(/br: \d+ calls to the platform, 100\.0 % succeeded\./);
     expect(existsSync(path.join(dir, ".carte", "platforms", "co"))).toBe(true);
     expect(existsSync(path.join(dir, ".carte", "platforms", "br"))).toBe(true);
+    // Each country's webhook secret in a file of its own: one never replaces the other's.
+    const secrets = (p: string) =>
+      JSON.parse(readFileSync(path.join(dir, `webhook-secrets.${p}.json`), "utf8")) as Record<string, string>;
+    expect(Object.keys(secrets("co"))).toEqual(["NEW_ORDER"]);
+    expect(Object.keys(secrets("br"))).toEqual(["NEW_ORDER"]);
+    expect(secrets("co").NEW_ORDER).not.toBe(secrets("br").NEW_ORDER);
+    expect(existsSync(path.join(dir, "webhook-secrets.json"))).toBe(false);
 
     Object.assign(process.env, { GITHUB_EVENT_NAME: "pull_request", INPUT_COMMAND: "plan" });
     writeFileSync(process.env.GITHUB_EVENT_PATH!, JSON.stringify({ pull_request: { number: 7 } }));
