@@ -56,7 +56,7 @@ import { RuledPrices } from "./ruled-prices.js";
 import type { MergedOverrides, OverridesLayer } from "./overrides.js";
 import type { StoreSources } from "./provenance.js";
 import { mergeSettings, readClient, readSettings, zoneOf } from "./settings.js";
-import { checkPlatformSection, platformHosts } from "./platform-section.js";
+import { checkPlatformSection, DEFAULT_REQUESTS_PER_SECOND, platformHosts } from "./platform-section.js";
 import {
   hostOfScope,
   projectPlatformOf,
@@ -88,11 +88,7 @@ import { MIN_CACHED_CHARS, parseCacheKey, type ParseCache } from "./parse-cache.
 import { carteVersion } from "./version.js";
 import type { ParseLimits, YamlFile } from "../source/yaml.js";
 
-/**
- * Starting pace against a configured platform, in requests per second. The platform publishes no
- * number (docs/platform-api.md §4.11); the client halves its pace on 429 and recovers slowly.
- */
-export const DEFAULT_REQUESTS_PER_SECOND = 50;
+export { DEFAULT_REQUESTS_PER_SECOND } from "./platform-section.js";
 
 /** Processing delay of the embedded emulator when carte.yaml does not set one, in milliseconds. */
 export const DEFAULT_APPLY_DELAY_MS = 50;

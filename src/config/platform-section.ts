@@ -13,6 +13,12 @@ import type { Site } from "../source/problems.js";
 import { isLoopbackHost, urlShapeProblem } from "../source/url.js";
 import { toPointer, type YamlFile } from "../source/yaml.js";
 
+/**
+ * Starting pace against a configured platform, in requests per second. The platform publishes no
+ * number (docs/platform-api.md §4.11); the client halves its pace on 429 and recovers slowly.
+ */
+export const DEFAULT_REQUESTS_PER_SECOND = 50;
+
 /** What a platform section writes about its addresses, as the schema checked it. */
 export interface PlatformAddresses {
   base_url?: string;

@@ -14,7 +14,13 @@ import { isRecord, quote, report } from "../source/problems.js";
 import type { Site } from "../source/problems.js";
 import { didYouMean } from "../suggest.js";
 import { withValue, type YamlFile } from "../source/yaml.js";
-import { checkPlatformSection, inWords, platformHosts, type PlatformAddresses } from "./platform-section.js";
+import {
+  checkPlatformSection,
+  DEFAULT_REQUESTS_PER_SECOND,
+  inWords,
+  platformHosts,
+  type PlatformAddresses,
+} from "./platform-section.js";
 import { groupName } from "./check.js";
 import { defaultCredentialNames, type CredentialNames, type ProjectPlatform } from "./platforms.js";
 
@@ -232,12 +238,9 @@ function hostOf(section: Record<string, unknown>): PlatformHost {
   const rps = field(section, "requests_per_second");
   return {
     hosts: platformHosts(section as PlatformAddresses),
-    requestsPerSecond: typeof rps === "number" ? rps : DEFAULT_PLATFORM_RPS,
+    requestsPerSecond: typeof rps === "number" ? rps : DEFAULT_REQUESTS_PER_SECOND,
   };
 }
-
-/** The starting pace against a platform that names none (as `platform:`'s, src/config/load.ts). */
-const DEFAULT_PLATFORM_RPS = 50;
 
 /**
  * The credential variable names of a platform (`path`: `[name]`) or its development host (`[name,
