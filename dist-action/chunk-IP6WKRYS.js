@@ -41925,6 +41925,10 @@ function renamedYamlFile(parsed, file) {
   const kept = keptParses.get(parsed);
   return kept ? withKept(file, parsed.data, kept) : { ...parsed, file };
 }
+function withValue(parsed, data) {
+  const kept = keptParses.get(parsed);
+  return kept ? withKept(parsed.file, data, kept) : { ...parsed, data };
+}
 function withKept(file, data, kept) {
   const out = {
     file,
@@ -44205,6 +44209,7 @@ export {
   numberSources,
   lazyYamlFile,
   renamedYamlFile,
+  withValue,
   pointerSegments,
   toPointer,
   locate,

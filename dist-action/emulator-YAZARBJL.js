@@ -61,7 +61,7 @@ import {
   typeList,
   typePhrase,
   writeFileAtomic
-} from "./chunk-TSFDPNBB.js";
+} from "./chunk-IP6WKRYS.js";
 import {
   __commonJS,
   __toESM
