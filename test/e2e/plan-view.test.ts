@@ -17,8 +17,10 @@ describe("the plan for people, on the example chain", () => {
     expect(first.code, first.err).toBe(0);
     const lines = first.out.split("\n");
     expect(lines[0]).toBe(`Target: embedded emulator (state in ${state.split(path.sep).join("/")})`);
-    // Three stores' menus from nothing: counts per kind, not ~1,300 lines; no platform field names.
-    expect(lines.length).toBeLessThan(80);
+    // Three stores' menus from nothing: counts per kind, with each new item's price under its count
+    // (a price a line), not ~1,300 lines; no platform field names.
+    expect(lines.length).toBeLessThan(170);
+    expect(first.out).toMatch(/^ {6}\$24\.900: BURGER-CLASSIC$/m);
     expect(first.out).toMatch(/^ {2}\+ 9 modifier groups: COMBO-DRINK, .* and 4 more {2}in all 3 stores$/m);
     // The API calls counted, not listed: people read changes.
     expect(first.out).toMatch(/^Plan: .*; \d+ API calls \(--show-calls lists them\)\.$/m);

@@ -149,7 +149,7 @@ describe("the carte package", () => {
     expect(facts.firstError).toBeNull();
     expect(facts.firstExit).toBe(2);
     expect(facts.firstText).toMatch(
-      /^Plan: \d+ to create, \d+ to update, 0 to delete in 3 stores; \d+ API calls \(--show-calls lists them\)\.$/m,
+      /^Plan: \d+ to create, \d+ to update, 0 to delete in 3 stores \(each day of hours counted apart\); \d+ API calls \(--show-calls lists them\)\.$/m,
     );
     expect(facts.firstText).toContain("store[bog-centro]");
     expect(facts.applyError).toBeNull();
