@@ -284,7 +284,11 @@ describe("the Action on a project of two platforms", () => {
       expect((await captured()).code).toBe(0);
     }
     expect(gh.comments).toHaveLength(0);
+    // A record holds one platform's run: a job of both platforms that would write one is refused.
     delete process.env.INPUT_PLATFORM;
+    const both = await captured();
+    expect(both.code).toBe(1);
+    expect(both.stdout).toContain("a run record (input plan-out or shard) holds one platform's run");
     delete process.env["INPUT_PLAN-OUT"];
     Object.assign(process.env, {
       INPUT_COMMAND: "report",
