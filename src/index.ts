@@ -47,6 +47,10 @@ export type { EachPlatformRequest, EachPlatformResult, PlatformRun, RunPlace } f
  */
 export { loadProject } from "./config/index.js";
 export type { LoadedProject } from "./config/index.js";
+// A project across countries (carte.yaml `platforms:`): each platform's load, and the names of the
+// environment variables of its credentials.
+export { loadEachPlatform, readPlatformNames, defaultCredentialNames } from "./config/index.js";
+export type { EachPlatformOptions, CredentialNames, ProjectPlatform } from "./config/index.js";
 
 // ---- talking to the platform --------------------------------------------------------------------------
 

@@ -15,7 +15,13 @@
  * another catalog (src/import/factor.ts).
  */
 
-import type { CatalogFile, CatalogItem, CatalogPrice, InlineOption, ModifierGroup } from "../generated/config.js";
+import type {
+  CatalogFile,
+  CatalogItem,
+  CatalogPrice,
+  InlineOption,
+  ModifierGroup,
+} from "../generated/config.js";
 import { hasAtMostTwoDecimals } from "../money.js";
 import { jsonEqual, address } from "../plain-data.js";
 import { own, table, type ImageRef, type ItemResource, type StoreState } from "../model.js";
