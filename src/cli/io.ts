@@ -32,6 +32,11 @@ export interface CliIo {
   /** The standard error stream itself, for progress bars on a terminal. */
   errStream?: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
+  /**
+   * The script Node was started with (`process.argv[1]`, as given): how carte was run, for the commands
+   * a message tells the user to type (src/cli/invocation.ts). Absent when carte runs in-process.
+   */
+  entry?: string | undefined;
   /** Asks a question on the terminal and returns the answer. */
   prompt?(question: string): Promise<string>;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM); used by `carte emulator`. */

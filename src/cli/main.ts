@@ -454,6 +454,13 @@ interface YargsInternals {
   getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?: () => void } | undefined };
 }
 
+/** The options every command has (`init` takes no `--config`: src/cli/project.ts refuses it). */
+const GLOBAL_OPTIONS = {
+  config: { alias: "c", type: "string", default: "carte.yaml", describe: "Path of the project file" },
+  color: { type: "boolean", describe: "Colour (--no-color: none); default: on a terminal unless NO_COLOR" },
+  debug: { type: "boolean", default: false, describe: "Show stack traces of errors" },
+} as const;
+
 /** Runs the CLI with the given arguments and returns the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let code = 0;
@@ -461,14 +468,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const parser = yargs(argv)
     .scriptName("carte")
     .usage("$0 <command> [options]")
-    .option("config", {
-      alias: "c",
-      type: "string",
-      default: "carte.yaml",
-      describe: "Path of the project file",
-    })
-    .option("color", { type: "boolean", describe: "Colour output (default: on a terminal, unless NO_COLOR)" })
-    .option("debug", { type: "boolean", default: false, describe: "Show stack traces of errors" })
+    .options(GLOBAL_OPTIONS)
     .command(
       "plan",
       "Show the changes that would make the platform match the files",
@@ -618,6 +618,7 @@ if (isMain()) {
     columns: process.stdout.columns,
     errStream: process.stderr,
     env: process.env,
+    entry: process.argv[1],
     prompt: async (question) => {
       const rl = createInterface({ input: process.stdin, output: process.stderr });
       try {

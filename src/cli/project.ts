@@ -17,7 +17,7 @@ import { renderStatusJson, renderStatusText } from "../render/status-view.js";
 import { describeTarget, openSession, runTarget } from "../run/session.js";
 import { projectStatus, type ProjectStatus, type StoreStatus } from "../status.js";
 import type { LoadedProject } from "../config/index.js";
-import { ExitCode, exitCodeFor } from "../errors.js";
+import { CommandLineError, ExitCode, exitCodeFor } from "../errors.js";
 import { renderError } from "../render/error.js";
 import { jsonSafe } from "../render/escape.js";
 import { choosePlatforms, worstExitCode } from "../run/each-platform.js";
@@ -32,6 +32,7 @@ import {
 import { SHOW_CALLS_OPTION, render } from "./commands.js";
 import { printWarnings, useColor, type CliIo } from "./io.js";
 import { writeCallsLine } from "./calls-line.js";
+import { carteCommand, shellWord } from "./invocation.js";
 
 /**
  * Warns that a saved plan file does not match its digest (edited after carte saved it, or not saved by
@@ -75,6 +76,10 @@ export async function runShow(
   return ExitCode.ok;
 }
 
+/** What `carte init -c FILE` is told. */
+const INIT_HAS_NO_CONFIG =
+  "carte init has no -c: it writes carte.yaml in the folder given, carte init DIR (default: here)";
+
 /** `carte init [DIR] [--currency CODE | --countries CO,BR]`. */
 export async function runInit(
   opts: { dir: string; currency?: string; countries?: string[] },
@@ -96,11 +101,18 @@ export async function runInit(
       ) + "\n",
     );
   }
-  const config = path.join(shown, "carte.yaml");
+  // The command as it works for how carte was run (`npx carte` for a copy installed in the project).
+  const carte = carteCommand({
+    entry: io.entry,
+    env: io.env,
+    cwd: process.cwd(),
+    packageName: carteManifest().name,
+  });
+  const config = shellWord(path.join(shown, "carte.yaml"));
   io.out(
     escapeTerminal(
-      `Next: carte validate -c ${config}, then carte plan -c ${config} (against the embedded emulator until ` +
-        "carte.yaml names a platform).",
+      `Next: ${carte} validate -c ${config}, then ${carte} plan -c ${config} (against the embedded ` +
+        "emulator until carte.yaml names a platform).",
     ) + "\n",
   );
   return ExitCode.ok;
@@ -219,6 +231,13 @@ export function projectCommands(io: CliIo, setCode: (code: number) => void): Com
           .option("countries", {
             type: "string",
             describe: "A platform per country, e.g. CO,BR, each in its currency and language",
+          })
+          // The project goes to the folder given (carte.yaml in it): the global -c says nothing here,
+          // so init neither lists it nor lets it pass as if it had been followed.
+          .option("config", { type: "string", hidden: true, default: undefined })
+          .check((a) => {
+            if (a.config !== undefined) throw new CommandLineError(INIT_HAS_NO_CONFIG);
+            return true;
           }),
       handler: async (args) => {
         const a = args as unknown as { dir: string; currency?: string; countries?: string | string[] };

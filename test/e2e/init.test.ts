@@ -5,7 +5,7 @@
  * editor on another clone reports a wrong key at its line. Existing files are never overwritten.
  */
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -250,6 +250,67 @@ describe("carte init", () => {
     const report = await editorDiagnostics(store);
     expect(report.problems).toEqual([{ line: at + 2, message: "Property catalogue is not allowed." }]);
     expect(report.schemasRead.every((f) => f.startsWith(installed + path.sep))).toBe(true);
+  });
+
+  it("says the next command as it works for how carte was run: npx for a local install, carte for a global one", () => {
+    const repo = chainRepository();
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
+    for (const key of Object.keys(env)) if (key.startsWith("npm_")) delete env[key];
+    env.PATH = `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}`;
+    const run = (file: string, args: string[], cwd = repo) => {
+      const r = spawnSync(file, args, { cwd, env, encoding: "utf8" });
+      expect(r.status, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    const nextOf = (out: string) => /^Next: (.*), then (.*) \(against/m.exec(out)?.slice(1) ?? [];
+
+    // Installed in the chain's repository (a link to this package, as `npm install` of a folder makes),
+    // run as node_modules/.bin/carte: only `npx carte` finds it from the repository's folders.
+    mkdirSync(path.join(repo, "node_modules", "@carte-oss"), { recursive: true });
+    mkdirSync(path.join(repo, "node_modules", ".bin"));
+    symlinkSync(repoRoot, path.join(repo, "node_modules", "@carte-oss", "carte"), "dir");
+    symlinkSync("../@carte-oss/carte/bin/carte.js", path.join(repo, "node_modules", ".bin", "carte"));
+    const local = nextOf(run(path.join(repo, "node_modules", ".bin", "carte"), ["init", "menu"]));
+    expect(local).toEqual(["npx carte validate -c menu/carte.yaml", "npx carte plan -c menu/carte.yaml"]);
+    // The command works as written, from where init was run.
+    expect(run("sh", ["-c", local[0]!])).toContain("The configuration is valid: 1 store");
+
+    // Installed globally: `carte` on the PATH, from a folder outside any project that has it.
+    const global = mkdtempSync(path.join(tmpdir(), "carte-global-"));
+    cleanups.push(() => rmSync(global, { recursive: true, force: true }));
+    mkdirSync(path.join(global, "lib", "node_modules", "@carte-oss"), { recursive: true });
+    mkdirSync(path.join(global, "bin"));
+    symlinkSync(repoRoot, path.join(global, "lib", "node_modules", "@carte-oss", "carte"), "dir");
+    symlinkSync("../lib/node_modules/@carte-oss/carte/bin/carte.js", path.join(global, "bin", "carte"));
+    const other = chainRepository();
+    const viaPath = nextOf(run(path.join(global, "bin", "carte"), ["init", "menu"], other));
+    expect(viaPath[0]).toBe("carte validate -c menu/carte.yaml");
+    env.PATH = `${path.join(global, "bin")}${path.delimiter}${env.PATH}`;
+    expect(run("sh", ["-c", viaPath[0]!], other)).toContain("The configuration is valid: 1 store");
+
+    // From a copy of carte's sources: node and the script, in a folder with a space quoted.
+    const spaced = path.join(other, "my menu");
+    const fromSources = nextOf(
+      run(process.execPath, [path.join(repoRoot, "bin", "carte.js"), "init", "my menu"], other),
+    );
+    expect(fromSources[0]).toBe(
+      `node ${path.join(repoRoot, "bin", "carte.js")} validate -c 'my menu/carte.yaml'`,
+    );
+    expect(run("sh", ["-c", fromSources[0]!], other)).toContain("The configuration is valid: 1 store");
+    expect(existsSync(path.join(spaced, "carte.yaml"))).toBe(true);
+  });
+
+  it("has no -c: the project goes to the folder it is given, and -c is refused rather than ignored", async () => {
+    const repo = chainRepository();
+    const dir = path.join(repo, "menu");
+    for (const args of [["-c", path.join(dir, "carte.yaml")], [`--config=${path.join(dir, "carte.yaml")}`]]) {
+      const r = await carte(["init", dir, ...args]);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(
+        "carte init has no -c: it writes carte.yaml in the folder given, carte init DIR",
+      );
+      expect(existsSync(dir)).toBe(false);
+    }
   });
 
   it("points the schema lines at carte's own schemas inside carte's repository", async () => {
