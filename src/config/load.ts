@@ -1190,12 +1190,12 @@ function mergeStoreLayers(
     if (typeof key === "string") holidaySites.set(key, holidaySitesOf(layers));
     // The store's clock: its time zone (the most specific layer's) and the run's clock, which turn the
     // local times of every layer into instants for this store.
-    const zone = zoneOf(layers);
+    const { zone, reported } = zoneOf(layers);
     zonesOf.push(zone);
     const storeKey = typeof key === "string" ? key : storePaths[i]!;
-    const settingsClock = new StoreClock(time, storeKey, zone, problems);
+    const settingsClock = new StoreClock(time, storeKey, zone, problems, undefined, reported);
     const settings = mergeSettings(layers, problems, sections, settingsClock);
-    const clock = new StoreClock(time, storeKey, zone, problems, closingOf(settings));
+    const clock = new StoreClock(time, storeKey, zone, problems, closingOf(settings), reported);
     const timed = layers.flatMap((l) => {
       const o = overridesOf.get(l);
       return o ? [timedLayer(o, clock)] : [];

@@ -42,6 +42,11 @@ export interface SettingsLayer {
   includes: { path: string; site: Site }[];
   /** The store's time zone (`timezone:`, canonical IANA name), when the layer writes a known one. */
   timezone?: { value: string; site: Site };
+  /**
+   * Where the layer writes a `timezone:` that is no zone (reported there): a store left without a zone
+   * by it is not asked again for one at each of its local times.
+   */
+  wrongTimezone?: Site;
   /** Through which API the store's schedules go (`schedules_via:`), when the layer says. */
   schedulesVia?: "menu" | "utils";
   /** What the layer writes in each kind's section, as that section read it, by section key. */
@@ -79,6 +84,7 @@ export function readSettings(
     const zone = canonicalZone(settings.timezone);
     if (zone) layer.timezone = { value: zone, site: at("timezone") };
     else {
+      layer.wrongTimezone = at("timezone");
       const near = suggestZone(settings.timezone);
       report(
         problems,
@@ -133,11 +139,15 @@ export function mergeSettings(
   return out;
 }
 
-/** The time zone a store's layers give it: the most specific layer that writes `timezone:` wins. */
-export function zoneOf(layers: readonly SettingsLayer[]): string | undefined {
+/**
+ * The time zone a store's layers give it: the most specific layer that writes a known `timezone:` wins.
+ * `reported` is true when none does and a layer writes one that is no zone: that problem is reported at
+ * the layer, and the store's local times are not reported again for the zone it lacks.
+ */
+export function zoneOf(layers: readonly SettingsLayer[]): { zone: string | undefined; reported: boolean } {
   let zone: string | undefined;
   for (const layer of layers) if (layer.timezone) zone = layer.timezone.value;
-  return zone;
+  return { zone, reported: zone === undefined && layers.some((l) => l.wrongTimezone !== undefined) };
 }
 
 /**

@@ -242,6 +242,11 @@ export class StoreClock {
     readonly zone: string | undefined,
     private readonly problems: ConfigProblem[],
     private readonly closing: (wall: WallTime) => DayEnd | "closed" | "no hours" = () => "no hours",
+    /**
+     * The store has no zone because the `timezone:` its files write is no zone, a problem reported
+     * where it is written: a local time it cannot read is then not reported again.
+     */
+    private readonly zoneReported = false,
   ) {}
 
   /** The run's clock, in ms since the epoch. */
@@ -260,6 +265,7 @@ export class StoreClock {
     if (written.kind === "for") return this.now + written.ms;
     const zone = this.zone;
     if (zone === undefined) {
+      if (this.zoneReported) return undefined;
       this.time.problem(
         this.problems,
         site,

@@ -275,6 +275,45 @@ describe("problems of time zones and times, in words at their line", () => {
     ]);
   });
 
+  it("reports a zone written wrong once, not again as stores without a zone at each local time", async () => {
+    // The chain's zone with a space at its end: every local time of the chain and its stores would
+    // otherwise also ask for a timezone: the files already write.
+    const chain =
+      PROJECT +
+      'defaults:\n  timezone: "America/Bogota "\n' +
+      "  special_days:\n    - { name: Inventario, date: 2026-11-26, slots: [] }\n" +
+      "  overrides:\n    prices:\n      BURGER: { price: 26900, from: 2026-11-27 }\n";
+    const until = 'availability:\n  unavailable:\n    - { sku: FRIES, until: "18:00" }\n';
+    const problems = await problemsOf(
+      load(
+        { "stores/a.yaml": storeYaml(1, "a", until), "stores/b.yaml": storeYaml(2, "b", until) },
+        "2026-11-26T12:00:00Z",
+        chain,
+      ),
+    );
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /carte\.yaml:5:13: timezone: "America\/Bogota " is not a time zone: .*\(did you mean America\/Bogota\?\)$/,
+      ),
+    ]);
+    // A store that writes no zone and inherits none still gets its own problem.
+    const alone = await problemsOf(
+      load(
+        {
+          "stores/a.yaml": storeYaml(1, "a", 'timezone: "America/Bogota "\n' + until),
+          "stores/b.yaml": storeYaml(2, "b", until),
+        },
+        "2026-11-26T12:00:00Z",
+      ),
+    );
+    expect(alone).toEqual([
+      expect.stringMatching(/stores\/a\.yaml:6:11: timezone: "America\/Bogota " is not a time zone/),
+      expect.stringMatching(
+        /stores\/b\.yaml:8:28: "18:00" is read on the store's clock, and store "b" has no time zone/,
+      ),
+    ]);
+  });
+
   it("gives one problem in words for each slip, never a pattern", async () => {
     const problems = await problemsOf(
       load(
