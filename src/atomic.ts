@@ -510,7 +510,7 @@ const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDE
  */
 export async function writeFileAtomic(
   file: string,
-  data: string | Uint8Array,
+  data: string | Uint8Array | Iterable<string>,
   options: AtomicWriteOptions,
 ): Promise<boolean> {
   const absolute = path.resolve(file);
@@ -526,7 +526,11 @@ export async function writeFileAtomic(
     tmp = path.join(dir, `${tempPrefix(absolute)}${process.pid}-${randomBytes(6).toString("hex")}`);
     const handle = await open(tmp, TEMP_FLAGS, options.mode ?? PRIVATE_FILE_MODE);
     try {
-      await handle.writeFile(data, typeof data === "string" ? "utf8" : undefined);
+      // An iterable's texts are written as they come: a file larger than a string can hold.
+      await handle.writeFile(
+        data,
+        typeof data === "string" || !(data instanceof Uint8Array) ? "utf8" : undefined,
+      );
       if (durable) await handle.sync();
     } finally {
       await handle.close();
