@@ -11,19 +11,22 @@
  * content.
  */
 
+import { createHash } from "node:crypto";
 import { constants } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { open, stat, type FileHandle } from "node:fs/promises";
 import { rootFor, SHARED_FILE_MODE, writeFileAtomic } from "../atomic.js";
 import { PlanFileError, StalePlanError } from "../errors.js";
 import { SEGMENT_NAMES, isKindName } from "../kinds/registry.js";
-import { hasValidDigest, sealPlan } from "./digest.js";
+import { hasValidDigest } from "./digest.js";
+import { planRecords, recordReader, RECORDS_PREFIX, PLAN_FILE_VERSION } from "./file-records.js";
 import { resourceProblem } from "./shapes.js";
 import { PLAN_FORMAT_VERSION, type Plan } from "./types.js";
 
 /**
- * Writes a plan file, sealed with its digest, atomically and never through a link (src/atomic.ts): a
- * full disk or a kill leaves the old file or the new one; the file is readable by others as files
- * usually are (as the umask lets them), since it holds no secret.
+ * Writes a plan file of format version 2 (src/plan/file-records.ts): compact records, each resource
+ * once, the digest of every byte last; written as it is made, never as one text, atomically and never
+ * through a link (src/atomic.ts): a full disk or a kill leaves the old file or the new one; the file is
+ * readable by others as files usually are (as the umask lets them), since it holds no secret.
  *
  * @param root - the folder the file must stay under; default {@link rootFor} of the file (the working
  *   directory when it holds it).
@@ -31,20 +34,33 @@ import { PLAN_FORMAT_VERSION, type Plan } from "./types.js";
  *   system's error (`could not save the plan to plan.json: no space left on device (ENOSPC)`).
  */
 export async function writePlanFile(file: string, plan: Plan, root: string = rootFor(file)): Promise<void> {
-  await writeFileAtomic(file, JSON.stringify(sealPlan(plan), null, 2) + "\n", {
+  await writeFileAtomic(file, planFileChunks(plan), {
     root,
     purpose: "save the plan to",
     mode: SHARED_FILE_MODE,
   });
 }
 
+/** The text of a plan file of version 2, in chunks: its records, then the line of their digest. */
+function* planFileChunks(plan: Plan): Generator<string> {
+  const hash = createHash("sha256");
+  yield* planRecords(plan, (chunk) => hash.update(chunk, "utf8"));
+  yield `{"digest":"sha256:${hash.digest("hex")}"}\n`;
+}
+
 /**
- * The most bytes of a plan file `carte show` and `carte apply FILE` read: 64 MiB. A plan of routine
- * changes to a big chain is a few MB; a plan that uploads whole menus from empty takes about 250 KB a
- * store (the example chain), so a first apply of hundreds of stores is saved per stage or per store.
- * Parsing takes about ten times the file's size in memory.
+ * The most bytes of a plan file of format version 2 `carte show`, `carte preview --plan` and `carte
+ * apply FILE` read: 1 GiB. A plan that uploads the benchmark's catalog (616 entries) to 10,000 empty
+ * stores takes about 300 MB (docs/performance.md, "Saved plans"); a plan of routine changes, far less.
+ * The file is read a line at a time: memory holds the plan, each distinct resource once, not the text.
  */
-export const MAX_PLAN_FILE_BYTES = 64 * 1024 * 1024;
+export const MAX_PLAN_FILE_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * The most bytes of a plan of format version 1 (one JSON document, read and parsed as one text), and
+ * of one line of a plan file of version 2: 64 MiB. Parsing takes about ten times that in memory.
+ */
+export const MAX_PLAN_JSON_BYTES = 64 * 1024 * 1024;
 
 /** The deepest nesting of a plan file's JSON (a plan of the example chain nests 10 levels). */
 export const MAX_PLAN_DEPTH = 100;
@@ -99,21 +115,30 @@ function notRegular(file: string): PlanFileError {
   );
 }
 
-function tooLarge(file: string, size: number): PlanFileError {
+function tooLarge(file: string, size: number, max: number = MAX_PLAN_FILE_BYTES): PlanFileError {
+  const limit =
+    max === MAX_PLAN_FILE_BYTES
+      ? `the ${MAX_PLAN_FILE_BYTES / 1024 ** 3} GiB a plan file may hold`
+      : `the ${max / 1024 ** 2} MiB a plan of format version 1 may hold (carte plan --out writes version 2)`;
   return new PlanFileError(
-    `${file} is ${size} bytes, more than the ${MAX_PLAN_FILE_BYTES / 1024 / 1024} MiB a plan file may hold; ` +
+    `${file} is ${size} bytes, more than ${limit}; ` +
       "it was not read (save smaller plans: per stage with --stage, or per store with --store)",
   );
 }
 
+/** What a plan file holds: a plan of version 2, read and checked for its digest, or the parsed JSON of any other. */
+type PlanData = { records: true; plan: Plan; digestMatches: boolean } | { records: false; data: unknown };
+
 /**
- * Reads and parses a plan file within the bounds above. Never quotes the file's content.
+ * Reads a plan file within the bounds above: a file of version 2 (it starts as carte writes one) a
+ * line at a time ({@link readRecords}), any other file as one JSON text of at most
+ * {@link MAX_PLAN_JSON_BYTES}. Never quotes the file's content.
  *
  * @throws {@link PlanFileError} when the file does not exist or cannot be read, is not a regular file, is
- *   larger than {@link MAX_PLAN_FILE_BYTES}, is not UTF-8, nests deeper than {@link MAX_PLAN_DEPTH}
- *   levels or is not JSON (with the line and column when known).
+ *   larger than its bound, is not UTF-8, nests deeper than {@link MAX_PLAN_DEPTH} levels, is not JSON
+ *   (with the line and column when known) or, of version 2, is not made of a plan's records.
  */
-export async function readPlanJson(file: string): Promise<unknown> {
+async function readPlanData(file: string): Promise<PlanData> {
   // Tested before it is opened: a FIFO or a device is refused without being opened at all.
   let info;
   try {
@@ -130,37 +155,52 @@ export async function readPlanJson(file: string): Promise<unknown> {
   } catch (err) {
     throw ioProblem(file, err);
   }
-  let bytes: Buffer;
   try {
     const opened = await handle.stat();
     if (!opened.isFile()) throw notRegular(file);
     if (opened.size > MAX_PLAN_FILE_BYTES) throw tooLarge(file, opened.size);
-    // At most one byte more than the limit, in case the file grows while it is read.
-    const buffer = Buffer.alloc(Math.min(opened.size, MAX_PLAN_FILE_BYTES) + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0 || (length += bytesRead) === buffer.length) break;
-    }
-    if (length > MAX_PLAN_FILE_BYTES) throw tooLarge(file, length);
-    bytes = buffer.subarray(0, length);
+    const start = Buffer.alloc(RECORDS_PREFIX.length);
+    const { bytesRead } = await handle.read(start, 0, start.length, 0);
+    if (start.subarray(0, bytesRead).toString("latin1") === RECORDS_PREFIX)
+      return { records: true, ...(await readRecords(file, handle)) };
+    if (opened.size > MAX_PLAN_JSON_BYTES) throw tooLarge(file, opened.size, MAX_PLAN_JSON_BYTES);
+    return { records: false, data: parseJson(file, await readWhole(file, handle)) };
   } catch (err) {
     if (err instanceof PlanFileError) throw err;
     throw ioProblem(file, err);
   } finally {
     await handle.close();
   }
+}
+
+/** The bytes of a file of at most {@link MAX_PLAN_JSON_BYTES}, checked as they are read (it may grow). */
+async function readWhole(file: string, handle: FileHandle): Promise<Buffer> {
+  // At most one byte more than the limit, in case the file grows while it is read.
+  const buffer = Buffer.alloc(Math.min((await handle.stat()).size, MAX_PLAN_JSON_BYTES) + 1);
+  let length = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+    if (bytesRead === 0 || (length += bytesRead) === buffer.length) break;
+  }
+  if (length > MAX_PLAN_JSON_BYTES) throw tooLarge(file, length, MAX_PLAN_JSON_BYTES);
+  return buffer.subarray(0, length);
+}
+
+/** A text of JSON parsed, or refused in words located by line and column (`line` counts lines before it). */
+function parseJson(file: string, bytes: Buffer, firstLine = 1): unknown {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw new PlanFileError(`${file} is not a carte plan (not UTF-8 text)`);
+    throw new PlanFileError(
+      `${file} is not a carte plan (not UTF-8 text${firstLine > 1 ? ` at line ${firstLine}` : ""})`,
+    );
   }
   const deep = tooDeepAt(text, MAX_PLAN_DEPTH);
   if (deep !== -1) {
     const { line, col } = lineCol(text, deep);
     throw new PlanFileError(
-      `${file} is not a carte plan (nested deeper than ${MAX_PLAN_DEPTH} levels at line ${line}, column ${col})`,
+      `${file} is not a carte plan (nested deeper than ${MAX_PLAN_DEPTH} levels at line ${line + firstLine - 1}, column ${col})`,
     );
   }
   try {
@@ -171,14 +211,89 @@ export async function readPlanJson(file: string): Promise<unknown> {
     const at = /at position (\d+)/.exec(message);
     const lc = /\(line (\d+) column (\d+)\)/.exec(message);
     const where = lc
-      ? `: line ${lc[1]}, column ${lc[2]}`
+      ? `: line ${Number(lc[1]) + firstLine - 1}, column ${lc[2]}`
       : at
-        ? (({ line, col }) => `: line ${line}, column ${col}`)(lineCol(text, Number(at[1])))
+        ? (({ line, col }) => `: line ${line + firstLine - 1}, column ${col}`)(lineCol(text, Number(at[1])))
         : /end of JSON input/.test(message)
-          ? ": it ends too early"
+          ? firstLine > 1
+            ? `: line ${firstLine} ends too early`
+            : ": it ends too early"
           : "";
     throw new PlanFileError(`${file} is not a carte plan (not JSON${where})`);
   }
+}
+
+/** Bytes read from a plan file of version 2 at a time. */
+const READ_CHUNK = 1 << 20;
+
+/**
+ * Reads a plan file of version 2 a line at a time (src/plan/file-records.ts): each line strict UTF-8,
+ * at most {@link MAX_PLAN_JSON_BYTES}, nested at most {@link MAX_PLAN_DEPTH} levels, and a record of a
+ * plan; the SHA-256 of every byte before the digest's line computed as they come. The whole text is
+ * never held: memory holds the plan, its values shared by the changes and calls that name them.
+ */
+async function readRecords(
+  file: string,
+  handle: FileHandle,
+): Promise<{ plan: Plan; digestMatches: boolean }> {
+  const hash = createHash("sha256");
+  let reader: ReturnType<typeof recordReader> | undefined;
+  let digest: string | undefined;
+  let lineNo = 0;
+  const refuse = (problem: string): never => {
+    throw new PlanFileError(`${file} is not a carte plan (${problem})`);
+  };
+  const onLine = (bytes: Buffer, newline: boolean): void => {
+    lineNo++;
+    if (digest !== undefined) refuse(`line ${lineNo} comes after the digest, which ends the file`);
+    const record = parseJson(file, bytes, lineNo);
+    if (reader === undefined) {
+      if (!isObject(record) || record.formatVersion !== PLAN_FILE_VERSION)
+        refuse("line 1 is not the head of a plan");
+      reader = recordReader(record as Record<string, unknown>, refuse);
+    } else if (isObject(record) && typeof record.digest === "string" && Object.keys(record).length === 1) {
+      digest = record.digest;
+      return;
+    } else reader.add(record, lineNo);
+    hash.update(bytes);
+    if (newline) hash.update("\n");
+  };
+  const buffer = Buffer.alloc(READ_CHUNK);
+  let pending: Buffer[] = [];
+  let pendingLength = 0;
+  let position = 0;
+  try {
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      if ((position += bytesRead) > MAX_PLAN_FILE_BYTES) throw tooLarge(file, position);
+      const read = buffer.subarray(0, bytesRead);
+      let start = 0;
+      for (let nl = read.indexOf(10); nl !== -1; nl = read.indexOf(10, start)) {
+        const piece = read.subarray(start, nl);
+        onLine(pendingLength > 0 ? Buffer.concat([...pending, piece]) : piece, true);
+        pending = [];
+        pendingLength = 0;
+        start = nl + 1;
+      }
+      if (start < read.length) {
+        pending.push(Buffer.from(read.subarray(start)));
+        if ((pendingLength += read.length - start) > MAX_PLAN_JSON_BYTES)
+          refuse(`line ${lineNo + 1} is longer than ${MAX_PLAN_JSON_BYTES / 1024 ** 2} MiB`);
+      }
+    }
+    if (pendingLength > 0) onLine(Buffer.concat(pending), false);
+    if (reader === undefined) refuse("it is empty");
+    return { plan: reader!.finish(), digestMatches: digest === `sha256:${hash.digest("hex")}` };
+  } catch (err) {
+    if (err instanceof PlanFileError) throw err;
+    throw ioProblem(file, err);
+  }
+}
+
+/** Whether parsed JSON is an object (not a list). */
+function isObject(data: unknown): data is Record<string, unknown> {
+  return typeof data === "object" && data !== null && !Array.isArray(data);
 }
 
 /** The longest `target` a plan file may carry (a host, or the emulator's state folder). */
@@ -341,25 +456,22 @@ function scopeShapeProblem(scope: unknown): string | undefined {
  *   lacks what a plan view shows.
  */
 export async function readPlanToShow(file: string): Promise<{ plan: Plan; digestMatches: boolean }> {
-  const plan = await readPlanJson(file);
-  if (!isPlanObject(plan)) {
+  const read = await readPlanData(file);
+  if (!read.records && !isPlanObject(read.data)) {
     throw new StalePlanError(
-      `${file} is not a carte plan of format version ${PLAN_FORMAT_VERSION} (saved by \`carte plan --out\` or printed by \`carte plan --json\`)`,
+      `${file} is not a carte plan of format version ${PLAN_FORMAT_VERSION} or ${PLAN_FILE_VERSION} (saved by \`carte plan --out\` or printed by \`carte plan --json\`)`,
     );
   }
+  const plan = (read.records ? read.plan : read.data) as unknown as Record<string, unknown>;
   const problem = planShapeProblem(plan);
   if (problem) throw new StalePlanError(`${file} is not a plan carte can show: ${problem}`);
-  return { plan: plan as unknown as Plan, digestMatches: hasValidDigest(plan as unknown as Plan) };
+  const digestMatches = read.records ? read.digestMatches : hasValidDigest(plan as unknown as Plan);
+  return { plan: plan as unknown as Plan, digestMatches };
 }
 
-/** Whether parsed JSON is an object of this plan format version. */
+/** Whether parsed JSON is a plan of format version 1 (one JSON document). */
 function isPlanObject(data: unknown): data is Record<string, unknown> {
-  return (
-    typeof data === "object" &&
-    data !== null &&
-    !Array.isArray(data) &&
-    (data as Record<string, unknown>).formatVersion === PLAN_FORMAT_VERSION
-  );
+  return isObject(data) && data.formatVersion === PLAN_FORMAT_VERSION;
 }
 
 /**
@@ -374,15 +486,16 @@ function isPlanObject(data: unknown): data is Record<string, unknown> {
  *   before any call.
  */
 export async function readPlanFile(file: string): Promise<Plan> {
-  const plan = await readPlanJson(file);
-  if (!isPlanObject(plan)) {
+  const read = await readPlanData(file);
+  if (!read.records && !isPlanObject(read.data)) {
     throw new StalePlanError(
-      `${file} is not a carte plan of format version ${PLAN_FORMAT_VERSION}; run \`carte plan --out ${file}\` again`,
+      `${file} is not a carte plan of format version ${PLAN_FORMAT_VERSION} or ${PLAN_FILE_VERSION}; run \`carte plan --out ${file}\` again`,
     );
   }
+  const plan = (read.records ? read.plan : read.data) as unknown as Record<string, unknown>;
   const problem = planShapeProblem(plan);
   if (problem) throw new StalePlanError(`${file} is not a plan carte can apply: ${problem}`);
-  if (!hasValidDigest(plan as unknown as Plan)) {
+  if (read.records ? !read.digestMatches : !hasValidDigest(plan as unknown as Plan)) {
     throw new StalePlanError(
       `${file} was changed after carte saved it (its content does not match its digest), or it was not ` +
         `saved by carte plan --out; nothing was applied. Run \`carte plan --out ${file}\` again and review it`,

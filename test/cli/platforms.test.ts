@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator/index.js";
 import { carte, copyExample, edit } from "../helpers/project.js";
+import { savedPlan } from "../helpers/plan-file.js";
 
 const FIXTURE = "test/fixtures/two-platforms";
 
@@ -150,7 +151,7 @@ describe("a project of two platforms", () => {
 
     const co = await carte(["plan", "--platform", "co", "--out", out, "-c", config]);
     expect(co.code, co.err).toBe(0);
-    const saved = JSON.parse(readFileSync(out, "utf8")) as { platform?: string };
+    const saved = await savedPlan(out);
     expect(saved.platform).toBe("co");
 
     const elsewhere = await carte(["apply", out, "--platform", "br", "-c", config]);
@@ -315,7 +316,7 @@ describe("a project of two platforms", () => {
     const out = path.join(dir, "rehearsal.json");
     const saved = await carte(["plan", "--platform", "co", "--rehearsal", "--out", out, "-c", config]);
     expect(saved.code, saved.err).toBe(0);
-    const plan = JSON.parse(readFileSync(out, "utf8")) as { platform?: string; rehearsal?: boolean };
+    const plan = await savedPlan(out);
     expect([plan.platform, plan.rehearsal]).toEqual(["co", true]);
     const production = await carte(["apply", out, "--platform", "co", "-c", config]);
     expect(production.code).toBe(1);
@@ -332,7 +333,7 @@ describe("a project of two platforms", () => {
     const { dir, config } = project();
     const out = path.join(dir, "plan.json");
     expect((await carte(["plan", "--platform", "co", "--out", out, "-c", config])).code).toBe(0);
-    const plan = JSON.parse(readFileSync(out, "utf8")) as Record<string, unknown>;
+    const plan = await savedPlan(out);
     writeFileSync(out, JSON.stringify({ ...plan, platform: "\u001b[2Jco" }));
     const r = await carte(["apply", out, "-c", config]);
     expect(r.code).toBe(1);

@@ -4,13 +4,14 @@
  * Loaded in-process (no CLI), so the whole table takes about a second.
  */
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../../src/config/index.js";
 import { holidayMissProblems } from "../../src/config/holiday-dates.js";
 import { carte } from "../helpers/project.js";
 import { CATALOG, PROJECT, problemsOf, shown, storeYaml, writeProject } from "./helpers.js";
+import { savedPlan } from "../helpers/plan-file.js";
 
 interface Slip {
   name: string;
@@ -436,7 +437,7 @@ describe("slips with saved plans", () => {
     expect(shown.err).toBe("");
     expect(shown.out.split("\n")[0]).toMatch(/^Target: embedded emulator \(state in .*\.carte\)$/);
 
-    const plan = JSON.parse(readFileSync(file, "utf8")) as { stores: { name: string }[] };
+    const plan = await savedPlan(file);
     plan.stores[0]!.name = "Edited by hand";
     writeFileSync(file, JSON.stringify(plan));
     const tampered = await carte(["show", file]);

@@ -1,6 +1,5 @@
 /** Checksums of saved plans: per store, computed for the plans that need them, and telling which store moved. */
 
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PlatformClient } from "../../src/platform/client.js";
@@ -9,6 +8,7 @@ import type { Plan } from "../../src/plan/types.js";
 import { CLIENT_ID, CLIENT_SECRET, carte, exampleAgainstEmulator } from "../helpers/project.js";
 import { fetchCurrent } from "../../src/state/current.js";
 import { kinds } from "../../src/kinds/registry.js";
+import { savedPlan } from "../helpers/plan-file.js";
 
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -53,7 +53,7 @@ describe("plan checksums", () => {
 
     const file = path.join(fx.dir, "plan.json");
     expect((await carte(["plan", "--out", file, "-c", fx.config])).code).toBe(0);
-    const saved = JSON.parse(readFileSync(file, "utf8")) as Plan;
+    const saved = await savedPlan(file);
     expect(saved.checksums).toEqual(plan.checksums);
     // The text view does without them, and says the same.
     const text = await carte(["plan", "-c", fx.config]);

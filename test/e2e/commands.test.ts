@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { carte, copyExample, edit, exampleAgainstEmulator, repoRoot } from "../helpers/project.js";
+import { savedPlan } from "../helpers/plan-file.js";
+import { sealPlan } from "../../src/plan/digest.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -71,11 +73,11 @@ describe("carte show", () => {
     const md = await carte(["show", planFile, "--format", "markdown"]);
     expect(md.out).toMatch(/^#|\|/m);
     const json = await carte(["show", planFile, "--json"]);
-    expect(JSON.parse(json.out)).toEqual(JSON.parse(readFileSync(planFile, "utf8")));
+    expect(JSON.parse(json.out)).toEqual(JSON.parse(JSON.stringify(sealPlan(await savedPlan(planFile)))));
     expect(fx.emu.requests).toEqual([]);
 
     // An edited plan is shown as it is now, with a warning that apply would refuse it.
-    const plan = JSON.parse(readFileSync(planFile, "utf8")) as { stores: { name: string }[] };
+    const plan = await savedPlan(planFile);
     plan.stores[0]!.name = "Edited \u001b[2J name";
     writeFileSync(planFile, JSON.stringify(plan));
     const edited = await carte(["show", planFile]);

@@ -22,6 +22,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { carte, edit, exampleAgainstEmulator, repoRoot } from "../helpers/project.js";
+import { savedPlan } from "../helpers/plan-file.js";
 
 const mountPoint = mkdtempSync(path.join(tmpdir(), "carte-full-disk-"));
 /** Why the tmpfs could not be mounted; undefined when it is. */
@@ -98,7 +99,7 @@ describe.skipIf(cannotMount !== undefined)("a full disk", () => {
 
     free();
     expect((await carte(["plan", "-c", fx.config, "--out", out])).code).toBe(0);
-    expect(JSON.parse(readFileSync(out, "utf8"))).toHaveProperty("changes");
+    expect(await savedPlan(out)).toHaveProperty("changes");
     expect(readFileSync(out).equals(old)).toBe(false);
   });
 

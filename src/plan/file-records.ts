@@ -1,0 +1,338 @@
+/**
+ * The records of a plan file of format version 2 (docs/plan-format.md, "The plan file"): the plan as
+ * lines of compact JSON, so that a plan of any number of stores is written and read a line at a time,
+ * never as one text, and each resource is written once however many stores it goes to.
+ *
+ * - The first line is the head: `{"formatVersion":2,"carte":"plan",…}`, every field of the plan but
+ *   its stores, changes, operations and digest, with `counts` of the records that follow.
+ * - `["v",VALUE]` adds VALUE to the table of values: the n-th such line is value n. A change's
+ *   `before`, `after` and `diff`, and each element of an operation's body, are written as the number
+ *   of their value: a catalog item that 1,000 stores get is written once, and read as one object.
+ *   Every value comes before its first use. Within a record, each value's number is written counted
+ *   from the one before it (the first from -1): the runs of consecutive values stores share are
+ *   written `0,0,0`.
+ * - `["s",STORE]` is one of the plan's stores, in order.
+ * - `["c",STORE,[…]]` is a run of the plan's changes, in order, all of the store STORE (`""` the
+ *   client-level ones): a string in the list is the kind of the changes after it, and each change is
+ *   `[KEY,ACTION,BEFORE,AFTER,DIFF]` (ACTION `c`, `u` or `d`; BEFORE and AFTER a value's number or
+ *   null; DIFF a value's number), with a sixth element, an object, for the change's other fields
+ *   (`within`, `group`, `title`, `label`, and `address` when it is not `store[STORE].KIND[KEY]`).
+ * - `["o",[…]]` is a run of the operations, in order: each the operation's fields but `body`,
+ *   `addresses` and `parts`, which become `B` (the values of a list body's elements) or `b` (the value
+ *   of any other body), `A` (each address the number of a change counted from the one before, or the
+ *   address itself when it is no change of the plan) and `P` (`[[STORE,VALUE],…]`).
+ * - The last line is `{"digest":"sha256:…"}`, the SHA-256 of every byte before it: a byte changed
+ *   anywhere makes the file's digest differ.
+ *
+ * Encoding is exact: reading the records gives back a plan equal to the one written.
+ */
+
+import type { Operation, Plan, PlanStore, ResourceChange } from "./types.js";
+
+/** The format version of the plan file written as records. */
+export const PLAN_FILE_VERSION = 2;
+
+/** The first characters of a plan file of version 2, as carte writes it. */
+export const RECORDS_PREFIX = `{"formatVersion":${PLAN_FILE_VERSION},`;
+
+/** Changes in one `c` record at most, and operations in one `o` record: lines stay short. */
+const RUN = 2000;
+
+const ACTIONS = { create: "c", update: "u", delete: "d" } as const;
+const ACTION_OF = new Map<unknown, ResourceChange["action"]>([
+  ["c", "create"],
+  ["u", "update"],
+  ["d", "delete"],
+]);
+
+/** The fields of a change its row holds by position: its other fields (`address` aside) hold none. */
+const TUPLE_FIELDS = new Set(["address", "store", "kind", "key", "action", "before", "after", "diff"]);
+
+/** The address a change of `store`, `kind` and `key` has when nothing else is said. */
+export function changeAddress(store: string, kind: string, key: string): string {
+  return store === "" ? `client.${kind}[${key}]` : `store[${store}].${kind}[${key}]`;
+}
+
+/** The table of values being written: each distinct value once, by its JSON text. */
+class ValueTable {
+  private readonly byObject = new Map<unknown, number>();
+  private readonly byText = new Map<string, number>();
+  private size = 0;
+  /** The `v` lines of values added since the last {@link ValueTable.take}. */
+  private fresh: string[] = [];
+
+  /** The number of `value` in the table, added when new. */
+  ref(value: unknown): number {
+    const isObject = typeof value === "object" && value !== null;
+    if (isObject) {
+      const known = this.byObject.get(value);
+      if (known !== undefined) return known;
+    }
+    const text = JSON.stringify(value ?? null);
+    let n = this.byText.get(text);
+    if (n === undefined) {
+      n = this.size++;
+      this.byText.set(text, n);
+      this.fresh.push(`["v",${text}]\n`);
+    }
+    if (isObject) this.byObject.set(value, n);
+    return n;
+  }
+
+  /** The `v` lines added since the last call. */
+  take(): string {
+    const lines = this.fresh.join("");
+    this.fresh = [];
+    return lines;
+  }
+
+  get count(): number {
+    return this.size;
+  }
+}
+
+/** Numbers of values as a record writes them, each counted from the one before it (see the module's comment). */
+class Refs {
+  private previous = -1;
+  /** The written form of value `n`. */
+  out(n: number): number {
+    const delta = n - this.previous - 1;
+    this.previous = n;
+    return delta;
+  }
+  /** The value number of a written form, or -1 when it is not a whole number. */
+  in(delta: unknown): number {
+    if (!Number.isSafeInteger(delta)) return -1;
+    return (this.previous = this.previous + 1 + (delta as number));
+  }
+}
+
+/** A change as written in a `c` record (see the module's comment). */
+function encodeChange(c: ResourceChange, values: ValueTable, refs: Refs): unknown[] {
+  const { address, store, kind, key, action, before, after, diff, ...rest } = c;
+  const extra: Record<string, unknown> = { ...rest };
+  if (address !== changeAddress(store, kind, key)) extra.address = address;
+  const row: unknown[] = [
+    key,
+    ACTIONS[action],
+    before === null || before === undefined ? null : refs.out(values.ref(before)),
+    after === null || after === undefined ? null : refs.out(values.ref(after)),
+    refs.out(values.ref(diff)),
+  ];
+  if (Object.keys(extra).length > 0) row.push(extra);
+  return row;
+}
+
+/** An operation as written in an `o` record (see the module's comment). */
+function encodeOperation(
+  op: Operation,
+  values: ValueTable,
+  changeIndex: ReadonlyMap<string, number>,
+  refs: Refs,
+): Record<string, unknown> {
+  const { body, addresses, parts, ...rest } = op;
+  const out: Record<string, unknown> = { ...rest };
+  if (Array.isArray(body)) out.B = body.map((e) => refs.out(values.ref(e)));
+  else if (body !== undefined) out.b = refs.out(values.ref(body));
+  let previous = -1;
+  out.A = addresses.map((a) => {
+    const i = changeIndex.get(a);
+    if (i === undefined) return a;
+    const delta = i - previous - 1;
+    previous = i;
+    return delta;
+  });
+  if (parts !== undefined) out.P = parts.map((p) => [p.store, refs.out(values.ref(p.element))]);
+  return out;
+}
+
+/**
+ * The lines of a plan file of version 2, in order, in chunks of about a megabyte, the digest's line
+ * last. The plan is read, never changed; the table of values holds each distinct value's text once.
+ */
+export function* planRecords(plan: Plan, hash: (chunk: string) => void): Generator<string> {
+  const { stores, changes, operations, digest: _digest, formatVersion: _v, ...head } = plan;
+  const values = new ValueTable();
+  let chunk = "";
+  const flush = function* (force: boolean): Generator<string> {
+    if (chunk.length === 0 || (!force && chunk.length < 1 << 20)) return;
+    hash(chunk);
+    yield chunk;
+    chunk = "";
+  };
+  chunk +=
+    JSON.stringify({
+      formatVersion: PLAN_FILE_VERSION,
+      carte: "plan",
+      ...head,
+      counts: { stores: stores.length, changes: changes.length, operations: operations.length },
+    }) + "\n";
+  for (const s of stores) chunk += `["s",${JSON.stringify(s)}]\n`;
+  const changeIndex = new Map<string, number>();
+  for (let i = 0; i < changes.length;) {
+    const store = changes[i]!.store;
+    const run: unknown[] = [];
+    const refs = new Refs();
+    let kind: string | undefined;
+    for (let n = 0; i < changes.length && changes[i]!.store === store && n < RUN; i++, n++) {
+      const c = changes[i]!;
+      if (c.kind !== kind) run.push((kind = c.kind));
+      run.push(encodeChange(c, values, refs));
+      if (!changeIndex.has(c.address)) changeIndex.set(c.address, i);
+    }
+    const text = `["c",${JSON.stringify(store)},${JSON.stringify(run)}]\n`;
+    chunk += values.take() + text;
+    yield* flush(false);
+  }
+  for (let i = 0; i < operations.length; i += RUN) {
+    const refs = new Refs();
+    const run = operations.slice(i, i + RUN).map((op) => encodeOperation(op, values, changeIndex, refs));
+    chunk += values.take() + `["o",${JSON.stringify(run)}]\n`;
+    yield* flush(false);
+  }
+  yield* flush(true);
+}
+
+/** What the reader of records has gathered so far. */
+export interface RecordReader {
+  /** Takes the next line (without its newline), parsed; refuses it when it is not a record. */
+  add(record: unknown, line: number): void;
+  /** The plan, once every record is in; refuses the file when records are missing. */
+  finish(): Plan;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Makes a value read from a file unchangeable: it may be shared by thousands of changes. */
+function freeze(value: unknown): unknown {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) freeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * A reader of the records after the head (the digest's line excluded), which rebuilds the plan. Each
+ * record is checked for its form as it comes; the plan's fields are checked afterwards by the caller,
+ * as those of a plan of version 1 are. `refuse` gets what is wrong and on which line, never quoting it.
+ */
+export function recordReader(
+  head: Record<string, unknown>,
+  refuse: (problem: string) => never,
+): RecordReader {
+  const counts = head.counts;
+  if (
+    !isObj(counts) ||
+    !["stores", "changes", "operations"].every(
+      (k) => Number.isSafeInteger(counts[k]) && (counts[k] as number) >= 0,
+    )
+  )
+    refuse("line 1: counts must hold the numbers of stores, changes and operations");
+  const values: unknown[] = [];
+  const stores: PlanStore[] = [];
+  const changes: ResourceChange[] = [];
+  const operations: Operation[] = [];
+  const value = (refs: Refs, written: unknown, line: number): unknown => {
+    const n = refs.in(written);
+    if (n < 0 || n >= values.length)
+      refuse(`line ${line}: a value's number is not one of the values before it`);
+    return values[n];
+  };
+  const more = (what: string, line: number, n: number, max: number): void => {
+    if (n > max) refuse(`line ${line}: more ${what} than the head counts`);
+  };
+  const readChanges = (store: unknown, run: unknown, line: number): void => {
+    if (typeof store !== "string" || !Array.isArray(run))
+      refuse(`line ${line}: a run of changes must be ["c", STORE, [...]]`);
+    let kind: string | undefined;
+    const refs = new Refs();
+    for (const row of run) {
+      if (typeof row === "string") {
+        kind = row;
+        continue;
+      }
+      const action = Array.isArray(row) ? ACTION_OF.get(row[1]) : undefined;
+      if (
+        !Array.isArray(row) ||
+        kind === undefined ||
+        typeof row[0] !== "string" ||
+        action === undefined ||
+        (row.length !== 5 && !(row.length === 6 && isObj(row[5])))
+      )
+        refuse(`line ${line}: a change must be [KEY, ACTION, BEFORE, AFTER, DIFF] after its kind`);
+      const extra = (row[5] ?? {}) as Record<string, unknown>;
+      if (Object.keys(extra).some((k) => k !== "address" && TUPLE_FIELDS.has(k)))
+        refuse(`line ${line}: a change's other fields repeat one of its own`);
+      const key = row[0];
+      changes.push({
+        address: changeAddress(store, kind, key),
+        store,
+        kind,
+        key,
+        action,
+        before: row[2] === null ? null : value(refs, row[2], line),
+        after: row[3] === null ? null : value(refs, row[3], line),
+        diff: value(refs, row[4], line),
+        ...extra,
+      } as ResourceChange);
+      more("changes", line, changes.length, counts.changes as number);
+    }
+  };
+  const readOperations = (run: unknown, line: number): void => {
+    if (!Array.isArray(run)) refuse(`line ${line}: a run of operations must be ["o", [...]]`);
+    const refs = new Refs();
+    for (const o of run) {
+      if (!isObj(o) || !Array.isArray(o.A))
+        refuse(`line ${line}: an operation must be an object with its addresses A`);
+      const { B, b, A, P, ...rest } = o;
+      const op = { ...rest } as Record<string, unknown>;
+      if (Array.isArray(B)) op.body = B.map((r) => value(refs, r, line));
+      else if (b !== undefined) op.body = value(refs, b, line);
+      let previous = -1;
+      op.addresses = A.map((a) => {
+        if (typeof a === "string") return a;
+        const i = previous + 1 + (a as number);
+        if (!Number.isSafeInteger(a) || i < 0 || i >= changes.length)
+          refuse(`line ${line}: an operation's address is not a change of the plan`);
+        previous = i;
+        return changes[i]!.address;
+      });
+      if (P !== undefined) {
+        if (
+          !Array.isArray(P) ||
+          !P.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === "string")
+        )
+          refuse(`line ${line}: an operation's parts must be [[STORE, VALUE], ...]`);
+        op.parts = P.map((p: unknown[]) => ({ store: p[0], element: value(refs, p[1], line) }));
+      }
+      operations.push(op as unknown as Operation);
+      more("operations", line, operations.length, counts.operations as number);
+    }
+  };
+  return {
+    add(record, line) {
+      if (!Array.isArray(record) || typeof record[0] !== "string")
+        refuse(`line ${line} is not a record of a plan file`);
+      const [type, a, b] = record;
+      if (type === "v" && record.length === 2) values.push(freeze(a));
+      else if (type === "s" && record.length === 2) {
+        stores.push(a as PlanStore);
+        more("stores", line, stores.length, counts.stores as number);
+      } else if (type === "c" && record.length === 3) readChanges(a, b, line);
+      else if (type === "o" && record.length === 2) readOperations(a, line);
+      else refuse(`line ${line} is not a record of a plan file`);
+    },
+    finish() {
+      if (
+        stores.length !== counts.stores ||
+        changes.length !== counts.changes ||
+        operations.length !== counts.operations
+      )
+        refuse("it ends before all its stores, changes and operations (cut short?)");
+      const { formatVersion: _v, carte: _c, counts: _n, ...rest } = head;
+      return { formatVersion: 1, ...rest, stores, changes, operations } as unknown as Plan;
+    },
+  };
+}
