@@ -62,6 +62,69 @@ function writtenText(
   return scalarSource(parsed, toPointer([...segments])) ?? String(value);
 }
 
+/** An amount of a rule as written in plain decimals: `"0.90"`, the form the rule schema gives text. */
+const AMOUNT_TEXT = /^[0-9]+(\.[0-9]+)?$/;
+
+/**
+ * Whether a rule's value has a form schemas/config/settings.schema.json accepts (`PriceRule`): a
+ * finite number for `percent:`; a finite number of zero or more, or a plain decimal as text, for an
+ * amount (`ending:`, `step:`, each amount of a per-currency one). A value of any other form is the
+ * schema's problem, reported at its place, and a non-finite number the loader's.
+ */
+function schemaForm(key: string, value: unknown): boolean {
+  if (typeof value === "number") return Number.isFinite(value) && (key === "percent" || value >= 0);
+  return key !== "percent" && typeof value === "string" && AMOUNT_TEXT.test(value);
+}
+
+/** An amount of a rule (`percent:`, `ending:`, `step:`) as written, and its exact value. */
+interface RuleAmount {
+  text: string;
+  value: ReturnType<typeof parsePriceText>;
+}
+
+/**
+ * The amount a rule writes under `key`, for the stores' currency when it is written per currency
+ * (`{COP: 100, BRL: "0.10"}`): `undefined` when the rule does not write it, `false` when it cannot be
+ * read (reported at its place, here or by the schema).
+ *
+ * @param here - pointer segments of the rule.
+ */
+function ruleAmount(
+  r: Reporter,
+  rule: Record<string, unknown>,
+  here: readonly (string | number)[],
+  key: string,
+  currency: Currency | undefined,
+): RuleAmount | undefined | false {
+  if (!Object.hasOwn(rule, key)) return undefined;
+  const perCurrency =
+    key !== "percent" && isRecord(rule[key]) ? (rule[key] as Record<string, unknown>) : undefined;
+  if (perCurrency && (!currency || !Object.hasOwn(perCurrency, currency.code))) {
+    r.at(
+      [...here, key],
+      currency
+        ? `${key} gives no amount in ${currency.code}, the currency of the stores this rule applies to: write ${currency.code}: … in it`
+        : `${key} per currency needs to know the stores' currency: name it with currency: in carte.yaml, or the platforms' under platforms:`,
+    );
+    return false;
+  }
+  const path = perCurrency ? [...here, key, currency!.code] : [...here, key];
+  const raw = perCurrency ? perCurrency[currency!.code] : rule[key];
+  // A value the schema refuses (`percent: 8%`, `ending: "0,90"`) is reported there, at this place, in
+  // the form it asks for: not a second time here.
+  if (!schemaForm(key, raw)) return false;
+  const text = writtenText(r.parsed, path, raw);
+  const value = text === undefined ? undefined : parsePriceText(text);
+  if (text === undefined || value === undefined) {
+    r.at(
+      path,
+      `${key} must be a plain decimal number, for example ${key === "percent" ? "10" : key === "step" ? "100" : '"0.90"'}`,
+    );
+    return false;
+  }
+  return { text, value };
+}
+
 /**
  * Reads the `price_rules:` of one layer, checking each rule: a markup that is a plain decimal of at
  * least -100 % (a larger discount makes every price negative), at most {@link MAX_MARKUP_PERCENT} %
@@ -92,33 +155,10 @@ export function readPriceRules(
     if (!isRecord(rule)) return; // the schema reports it
     const here = [...at, i];
     let ok = true;
-    const amount = (key: string): { text: string; value: ReturnType<typeof parsePriceText> } | undefined => {
-      if (!Object.hasOwn(rule, key)) return undefined;
-      // An amount per currency ({COP: 100, BRL: "0.10"}): the amount of the store's currency.
-      const perCurrency =
-        key !== "percent" && isRecord(rule[key]) ? (rule[key] as Record<string, unknown>) : undefined;
-      if (perCurrency && (!currency || !Object.hasOwn(perCurrency, currency.code))) {
-        r.at(
-          [...here, key],
-          currency
-            ? `${key} gives no amount in ${currency.code}, the currency of the stores this rule applies to: write ${currency.code}: … in it`
-            : `${key} per currency needs to know the stores' currency: name it with currency: in carte.yaml, or the platforms' under platforms:`,
-        );
-        ok = false;
-        return undefined;
-      }
-      const path = perCurrency ? [...here, key, currency!.code] : [...here, key];
-      const text = writtenText(parsed, path, perCurrency ? perCurrency[currency!.code] : rule[key]);
-      const value = text === undefined ? undefined : parsePriceText(text);
-      if (text === undefined || value === undefined) {
-        r.at(
-          [...here, key],
-          `${key} must be a plain decimal number, for example ${key === "percent" ? "10" : key === "step" ? "100" : '"0.90"'}`,
-        );
-        ok = false;
-        return undefined;
-      }
-      return { text, value };
+    const amount = (key: string): RuleAmount | undefined => {
+      const read = ruleAmount(r, rule, here, key, currency);
+      if (read === false) ok = false;
+      return read || undefined;
     };
     const percent = amount("percent");
     if (percent && percent.value!.value.gt(String(MAX_MARKUP_PERCENT))) {

@@ -375,6 +375,12 @@ function toProblem(parsed: YamlFile, kind: FileKind, e: ErrorObject, currency?: 
       // A price written with a comma (`25,900`, `6,90`) is text to YAML: say so, not "must be a number".
       const comma = String(p.type).includes("number") ? commaPriceProblem(e.data, currency) : undefined;
       if (comma) return problem(at, comma);
+      // A percentage written with its sign (`percent: 8%`) is text to YAML: say to leave the sign out.
+      const sign = String(p.type).includes("number")
+        ? /^\s*([+-]?\d+(?:\.\d+)?)\s*%\s*$/.exec(String(e.data))
+        : null;
+      if (sign && typeof e.data === "string")
+        return problem(at, `${name} must be a number, got ${got}: write ${sign[1]!}, without %`);
       // A catalog price: one amount, or an amount per currency (schemas/config/catalog.schema.json).
       if (name === "price" && String(p.type) === "number,object")
         return problem(

@@ -163,6 +163,28 @@ describe("price rules", () => {
     ]);
   });
 
+  it("reports a value written in the wrong form once at its place, with the form to write", async () => {
+    const dir = await writeProject({
+      "carte.yaml": COP_NO_GROUPS,
+      "catalogs/burgers.yaml": CATALOG,
+      "stores/a.yaml": storeYaml(
+        1,
+        "a",
+        "price_rules:\n  - percent: 8%\n  - { ending: '0,90' }\n  - { step: {COP: abc} }\n  - { ending: -5 }\n",
+      ),
+    });
+    const at = (line: number, col: number) => `${shown(dir, "stores/a.yaml")}:${line}:${col}: `;
+    const problems = await problemsOf(loadProject(join(dir, "carte.yaml")));
+    expect(problems).toEqual([
+      `${at(7, 14)}percent must be a number, got "8%": write 8, without %`,
+      expect.stringMatching(
+        new RegExp(`^${at(8, 15).replace(/[.]/g, "\\.")}ending "0,90" is not allowed here`),
+      ),
+      expect.stringMatching(new RegExp(`^${at(9, 19).replace(/[.]/g, "\\.")}COP "abc" is not allowed here`)),
+      `${at(10, 15)}ending must be at least 0, got -5`,
+    ]);
+  });
+
   it("refuses a rule whose price is past what a JSON number carries exactly, where the rule is written", async () => {
     // 999999999999999 + 1000 % = 10999999999999989, which a JSON number would carry as …988.
     const big = CATALOG.replace("price: 24900", "price: 999999999999999").replace(
