@@ -315,6 +315,72 @@ function nameAt(pointer: string): string {
   return last;
 }
 
+/** A schema and the file whose schema holds it (where its `$ref`s without a file lead). */
+interface SchemaIn {
+  kind: FileKind;
+  node: Record<string, unknown>;
+}
+
+/** A schema after its `$ref` (followed into the file it names), or `undefined`. */
+function followRef(kind: FileKind, node: unknown): SchemaIn | undefined {
+  if (node === null || typeof node !== "object") return undefined;
+  const ref = (node as { $ref?: unknown }).$ref;
+  if (typeof ref !== "string") return { kind, node: node as Record<string, unknown> };
+  const [file = "", fragment = ""] = ref.split("#");
+  const target = file === "" ? kind : FILE_KINDS.find((k) => file === `${k}.schema.json`);
+  const found = target === undefined ? undefined : deref(target, { $ref: `#${fragment}` });
+  return target === undefined || found === undefined ? undefined : { kind: target, node: found };
+}
+
+/** The schemas of the keys a schema lists (`properties:`), each with its file. */
+function propertiesOf(at: SchemaIn): Map<string, SchemaIn> {
+  const out = new Map<string, SchemaIn>();
+  const properties = at.node.properties;
+  if (properties === null || typeof properties !== "object") return out;
+  for (const [key, value] of Object.entries(properties)) {
+    const below = followRef(at.kind, value);
+    if (below) out.set(key, below);
+  }
+  return out;
+}
+
+/**
+ * The schema of the mapping at `pointer` in a file of `kind`, walked from the file's schema through
+ * its keys and lists; `undefined` where the schema does not say one form (a choice of forms).
+ */
+function schemaAt(kind: FileKind, pointer: string): SchemaIn | undefined {
+  let at = followRef(kind, readSchema(kind));
+  for (const segment of pointerSegments(pointer)) {
+    if (!at) return undefined;
+    const { node } = at;
+    const next = propertiesOf(at).get(segment);
+    at = next ?? followRef(at.kind, /^\d+$/.test(segment) ? node.items : node.additionalProperties);
+  }
+  return at;
+}
+
+/**
+ * Where an unknown key of the mapping at `pointer` lives when it is a key of a mapping one or two levels
+ * below (a store file's `prices:` is `overrides: prices:`; a group's `hours:` is `defaults: hours:`):
+ * ` (did you mean overrides: prices:?)`, each place named when there are several at the nearest level;
+ * "" when the key is no key below. Only the schema's own key names are shown, never the file's text.
+ */
+function nestedHint(kind: FileKind, pointer: string, key: string): string {
+  const here = schemaAt(kind, pointer);
+  let level = here ? [...propertiesOf(here)].map(([k, at]) => ({ path: [k], at })) : [];
+  for (let depth = 0; depth < 2 && level.length > 0; depth++) {
+    const found = level.filter(({ at }) => propertiesOf(at).has(key));
+    if (found.length > 0) {
+      const places = found.map(({ path }) => [...path, key].map((k) => `${k}:`).join(" ")).sort();
+      return ` (did you mean ${places.join(" or ")}?)`;
+    }
+    level = level.flatMap(({ path, at }) =>
+      [...propertiesOf(at)].map(([k, below]) => ({ path: [...path, k], at: below })),
+    );
+  }
+  return "";
+}
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
@@ -349,9 +415,11 @@ function toProblem(parsed: YamlFile, kind: FileKind, e: ErrorObject, currency?: 
       const key = String(p.additionalProperty);
       const allowed = Object.keys((e.parentSchema?.properties as Record<string, unknown> | undefined) ?? {});
       const where = at === "" ? "" : ` in ${name}`;
+      // A key of a mapping below, written exactly, before a near name of this level (`exclude:`, not `include:`).
+      const hint = nestedHint(kind, at, key) || didYouMean(key, allowed, quote);
       return problem(
         `${at}/${escapeSegment(key)}`,
-        `unknown key ${quote(key)}${didYouMean(key, allowed, quote)}${where} (allowed: ${allowed.join(", ")})`,
+        `unknown key ${quote(key)}${hint}${where} (allowed: ${allowed.join(", ")})`,
         "key",
       );
     }

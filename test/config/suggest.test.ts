@@ -52,3 +52,54 @@ describe("schema problems suggest the key or value meant", () => {
     expect(text).toMatch(/got "inclusiv" \(did you mean "inclusive"\?\)/);
   });
 });
+
+describe("a key written one level too high", () => {
+  it("names where it goes: overrides: prices: in a store, defaults: in a group or carte.yaml", async () => {
+    const dir = await writeProject({
+      "carte.yaml":
+        PROJECT + 'groups: groups/*.yaml\nhours:\n  mon: ["11:00-22:00"]\nprices:\n  BURGER: 100\n',
+      "catalogs/burgers.yaml": CATALOG,
+      "groups/bogota.yaml": "name: bogota\ntitles:\n  BURGER: Hamburguesa\n",
+      "stores/a.yaml": storeYaml(
+        1,
+        "a",
+        "prices:\n  BURGER: 26900\noption_prices:\n  BURGER: { BACON: 0 }\nexclude: [FRIES]\n" +
+          "unavailable:\n  - FRIES\navailable:\n  - BURGER\n",
+      ),
+    });
+    const problems = await problemsOf(loadProject(join(dir, "carte.yaml")));
+    const at = (file: string, key: string) =>
+      problems.find((p) => p.includes(`${file}:`) && p.includes(`unknown key "${key}"`));
+    expect(at("stores/a.yaml", "prices")).toMatch(
+      /unknown key "prices" \(did you mean overrides: prices:\?\)/,
+    );
+    expect(at("stores/a.yaml", "option_prices")).toContain("(did you mean overrides: option_prices:?)");
+    expect(at("stores/a.yaml", "exclude")).toContain("(did you mean overrides: exclude:?)");
+    expect(at("stores/a.yaml", "unavailable")).toContain("(did you mean availability: unavailable:?)");
+    // A key that lives in two places names both.
+    expect(at("stores/a.yaml", "available")).toContain(
+      "(did you mean availability: available: or overrides: available:?)",
+    );
+    expect(at("groups/bogota.yaml", "titles")).toContain("(did you mean defaults: overrides: titles:?)");
+    expect(at("carte.yaml", "hours")).toContain("(did you mean defaults: hours:?)");
+    expect(at("carte.yaml", "prices")).toContain("(did you mean defaults: overrides: prices:?)");
+  });
+});
+
+describe("a key written one level too high, inside defaults:", () => {
+  it("names overrides: prices: under the defaults: of carte.yaml and of a group", async () => {
+    const dir = await writeProject({
+      "carte.yaml": PROJECT + "groups: groups/*.yaml\ndefaults:\n  prices:\n    BURGER: 100\n",
+      "catalogs/burgers.yaml": CATALOG,
+      "groups/bogota.yaml": "name: bogota\ndefaults:\n  exclude: [FRIES]\n",
+      "stores/a.yaml": storeYaml(1, "a", "overrides:\n  hours:\n    mon: []\n"),
+    });
+    const problems = await problemsOf(loadProject(join(dir, "carte.yaml")));
+    const at = (file: string, key: string) =>
+      problems.find((p) => p.includes(`${file}:`) && p.includes(`unknown key "${key}"`));
+    expect(at("carte.yaml", "prices")).toContain("(did you mean overrides: prices:?) in defaults");
+    expect(at("groups/bogota.yaml", "exclude")).toContain("(did you mean overrides: exclude:?) in defaults");
+    // Below, no place is made up: hours: is no key of overrides: nor of a mapping under it.
+    expect(at("stores/a.yaml", "hours")).not.toContain("did you mean");
+  });
+});
