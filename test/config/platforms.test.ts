@@ -335,7 +335,7 @@ describe("one catalog across countries", () => {
     const dir = await writeProject(files);
     const problems = await problemsOf(loadProject(join(dir, "carte.yaml"), { platform: { name: "br" } }));
     expect(problems).toEqual([
-      `${shown(dir, "catalogs/burgers.yaml")}:24:47: "BACON" has no price in BRL, and store "sp-paulista" of platform "br" sells it: write BRL: … in this price (or the store's price under overrides: prices:, or exclude it there); another currency's amount is never used`,
+      `${shown(dir, "catalogs/burgers.yaml")}:29:47: "BACON" has no price in BRL, and store "sp-paulista" of platform "br" sells it: write BRL: … in this price (or the store's price under overrides: prices:, or exclude it there); another currency's amount is never used`,
     ]);
     // Colombia's stores have their price.
     const co = await loadProject(join(dir, "carte.yaml"), { platform: { name: "co" } });
@@ -358,8 +358,8 @@ describe("one catalog across countries", () => {
     const catalog = shown(dir, "catalogs/burgers.yaml");
     expect(problems).toEqual([
       `${catalog}:14:12: the platforms of carte.yaml sell in COP and BRL: write the price per currency, {COP: …, BRL: …}`,
-      `${catalog}:23:93: price 2000.5 has 1 decimal, but COP prices have none: write whole amounts`,
-      `${catalog}:23:106: price 3.505 has 3 decimals, but BRL prices have at most 2: round it to 2 decimals (3.51)`,
+      `${catalog}:27:25: price 2000.5 has 1 decimal, but COP prices have none: write whole amounts`,
+      `${catalog}:27:38: price 3.505 has 3 decimals, but BRL prices have at most 2: round it to 2 decimals (3.51)`,
     ]);
   });
 
