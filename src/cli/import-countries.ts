@@ -38,6 +38,11 @@ export interface CountriesImportOptions {
   rehearsal?: boolean | undefined;
 }
 
+/** Why `carte import --rehearsal` is refused. */
+export const REHEARSAL_REFUSED =
+  "carte import reads the production stores: run it without --rehearsal (the test stores of the " +
+  "development host are named in carte.yaml platforms: NAME: development: stores:)";
+
 /** One platform of the project read, loaded scoped to it. */
 interface Scoped {
   name: string;
@@ -216,10 +221,7 @@ async function readCountries(
  * project of the same platforms.
  */
 export async function runCountriesImport(opts: CountriesImportOptions, io: CliIo): Promise<number> {
-  if (opts.rehearsal)
-    throw new UsageError(
-      "carte import reads the production stores: run it without --rehearsal (the test stores of the development host are named in carte.yaml platforms: NAME: development: stores:)",
-    );
+  if (opts.rehearsal) throw new UsageError(REHEARSAL_REFUSED);
   if (opts.merge)
     throw new UsageError(
       "carte import --merge does not take a project of several platforms (carte.yaml platforms:) yet: import into an empty folder",

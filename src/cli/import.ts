@@ -46,10 +46,12 @@ import { describeTarget, runTarget } from "../run/session.js";
 import { printWarnings, type CliIo } from "./io.js";
 import { checkParallelism } from "./option-checks.js";
 import { plural, printImported, readStores, reportUnwritable } from "./import-steps.js";
-import { runCountriesImport } from "./import-countries.js";
+import { REHEARSAL_REFUSED, runCountriesImport } from "./import-countries.js";
+import { platformChoice, platformFlags, type PlatformChoice } from "./platform-sections.js";
+import { choosePlatforms } from "../run/each-platform.js";
 
-/** Options of `carte import`. */
-export interface ImportCommand {
+/** Options of `carte import`; `--platform` chooses the platforms of carte.yaml `platforms:` read. */
+export interface ImportCommand extends PlatformChoice {
   config: string;
   /** Whether `--config` was given (a missing default carte.yaml is fine; a missing named one is not). */
   configGiven: boolean;
@@ -121,9 +123,16 @@ async function printMergeNotes(
 /** `carte import`. */
 export async function runImport(opts: ImportCommand, io: CliIo): Promise<number> {
   checkParallelism(opts.parallelism);
+  if (opts.rehearsal) throw new UsageError(REHEARSAL_REFUSED);
   // A project of several platforms (carte.yaml `platforms:`) is read platform by platform.
   if (existsSync(opts.config) && (await readPlatformNames(opts.config)).length > 0)
     return runCountriesImport(opts, io);
+  // `--platform` of a project without `platforms:` is refused, as by every command.
+  if (opts.platforms?.length) {
+    if (!existsSync(opts.config))
+      throw new CommandLineError(`--platform: ${opts.config} does not exist, and names no platforms`);
+    await choosePlatforms(opts.config, opts.platforms, false);
+  }
   const project = await sourceProject(opts, io);
 
   const outDir = path.resolve(opts.out);
@@ -233,13 +242,18 @@ export function importCommand(io: CliIo, setCode: (code: number) => void): Comma
     command: "import",
     describe: "Write the live state of stores as carte's files (catalogs and store files)",
     builder: (y: Argv) =>
-      y
+      platformFlags(y)
+        .option("rehearsal", {
+          type: "boolean",
+          default: false,
+          describe: "Refused: an import reads the production stores, not a development host's test stores",
+        })
         .option("store", {
           type: "string",
           array: true,
           demandOption: "name the stores to import with --store ID",
           describe:
-            "Stores to import: platform store ids, or integration ids of stores in carte.yaml (repeat, or a comma list)",
+            "Stores to import: platform store ids, or integration ids of stores in carte.yaml; NAME:ID on platform NAME of carte.yaml platforms: (repeat, or a comma list)",
         })
         .option("out", {
           type: "string",
@@ -290,6 +304,7 @@ export function importCommand(io: CliIo, setCode: (code: number) => void): Comma
             merge: a.merge,
             parallelism: a.parallelism,
             quiet: a.quiet,
+            ...platformChoice(args as { platform?: unknown; rehearsal?: unknown }),
           },
           io,
         ),

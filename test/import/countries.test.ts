@@ -357,6 +357,51 @@ describe("carte import across countries", () => {
     expect(plan.code, plan.out + plan.err).toBe(0);
   });
 
+  it("reads the platforms --platform names only, still writing prices per currency, and refuses --rehearsal", async () => {
+    const config = twoCountries();
+    const out = tempDir();
+    const run = await carte(
+      ["import", "--platform", "co", "--store", "900101", "-c", config, "--out", out],
+      ENV,
+    );
+    expect(run.code, run.err).toBe(0);
+    expect(run.err).not.toMatch(/^br: /m);
+    expect(readdirSync(path.join(out, "stores"))).toEqual(["store-900101.yaml"]);
+    // The project still has both currencies: a price is a map, with the one currency sold here.
+    expect(Object.keys(yamlOf(path.join(out, "carte.yaml")).platforms as object)).toEqual(["co", "br"]);
+    const items = yamlOf(path.join(out, "catalogs", "shared.yaml")).items as Record<string, unknown>[];
+    expect(items.find((i) => i.sku === "BURGER")?.price).toEqual({ COP: 24900 });
+
+    const other = await carte(
+      ["import", "--platform", "co", "--store", "br:910101", "-c", config, "--out", tempDir()],
+      ENV,
+    );
+    expect(other.code).toBe(1);
+    expect(other.err).toContain('store "br:910101": platform br is not among those --platform names (co)');
+    const rehearsal = await carte(
+      ["import", "--rehearsal", "--store", "co:900101", "-c", config, "--out", tempDir()],
+      ENV,
+    );
+    expect(rehearsal.code).toBe(1);
+    expect(rehearsal.err).toContain("carte import reads the production stores: run it without --rehearsal");
+    // A project of one platform has no platform to name.
+    const single = path.join(tempDir(), "carte.yaml");
+    writeFileSync(single, "version: 1\n");
+    const none = await carte([
+      "import",
+      "--platform",
+      "co",
+      "--store",
+      "1",
+      "-c",
+      single,
+      "--out",
+      tempDir(),
+    ]);
+    expect(none.code).toBe(1);
+    expect(none.err).toContain("names no platforms (carte.yaml platforms:); run without --platform");
+  });
+
   it("writes nothing when a platform cannot be read, and says which", async () => {
     const config = twoCountries();
     // Brazil's platform is down: nothing answers at its address.
