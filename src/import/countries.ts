@@ -234,7 +234,7 @@ export function catalogFor(catalog: CatalogFile, code: string, language: string 
 }
 
 /** A store file naming its platform, right after its identity. */
-function withPlatform(file: StoreFile, platform: string): StoreFile {
+export function withPlatform(file: StoreFile, platform: string): StoreFile {
   const { store, ...rest } = file;
   return { store, platform, ...rest } as unknown as StoreFile;
 }
@@ -284,7 +284,7 @@ function groupsPerPlatform(
 }
 
 /** Sanitizes each platform's states in its currency; the notes of all, in order. */
-function sanitizeCountries(
+export function sanitizeCountries(
   countries: readonly CountryStores[],
   parts: readonly ImportPart[],
 ): { states: StoreState[]; notes: ImportNote[]; platformOf: Map<string, CountryStores> } {
@@ -299,6 +299,65 @@ function sanitizeCountries(
   }
   notes.sort((a, b) => byCodePoint(a.address, b.address) || byCodePoint(a.reason, b.reason));
   return { states, notes, platformOf };
+}
+
+/** How a set of platforms writes its catalogs: the currencies of its prices and its languages. */
+export interface CountriesWriting {
+  /** Every currency of the project, by code, in carte.yaml's order. */
+  currencies: Map<string, Currency>;
+  /** The language of a platform's titles, `undefined` for the catalog's own (the first platform's). */
+  languageOf: (c: ProjectCountry) => string | undefined;
+}
+
+/** How the catalogs of a project of the platforms `all` are written (carte.yaml's order). */
+export function countriesWriting(all: readonly ProjectCountry[]): CountriesWriting {
+  const primary = primaryLanguage(all);
+  return {
+    currencies: new Map(all.map((c) => [c.currency.code, c.currency])),
+    languageOf: (c) => (c.language === primary ? undefined : c.language),
+  };
+}
+
+/**
+ * The stores of every platform factored into catalogs written for every country (prices per currency,
+ * titles per language), and each store's file against its catalog as its platform reads it.
+ *
+ * @param taken - catalog names not to use (an existing project's, for `--merge`).
+ */
+export function factorCountries(
+  states: readonly StoreState[],
+  platformOf: ReadonlyMap<string, CountryStores>,
+  all: readonly ProjectCountry[],
+  parts: readonly ImportPart[] = importParts,
+  taken: ReadonlySet<string> = new Set(),
+): { catalogs: ImportedCatalog[]; stores: ImportedStore[] } {
+  const factoring = factorStores(states, parts, taken);
+  const { currencies, languageOf } = countriesWriting(all);
+  const catalogs: ImportedCatalog[] = factoring.catalogs.map((c) => {
+    // In key order, as the factoring takes them: a tie goes to the first store by integration id.
+    const members = states
+      .filter((s) => c.stores.includes(s.store.key))
+      .sort((a, b) => byCodePoint(a.store.key, b.store.key));
+    const ctx: CrossContext = {
+      ...(currencies.size > 1 ? { currencies: split(members, platformOf, (p) => p.currency.code, all) } : {}),
+      languages: split(members, platformOf, languageOf, all),
+    };
+    return { ...c, catalog: crossCatalog(c.catalog, ctx) };
+  });
+  const catalogNamed = new Map(catalogs.map((c) => [c.name, c.catalog]));
+  const stores = factoring.stores.map((s): ImportedStore => {
+    const country = platformOf.get(s.state.store.key)!;
+    const view = catalogFor(catalogNamed.get(s.file.catalog)!, country.currency.code, languageOf(country));
+    return { state: s.state, file: storeFileFor(s.state, view, s.file.catalog, parts) };
+  });
+  return { catalogs, stores };
+}
+
+/** The text of a catalog of a project of several platforms: prices per currency when it has several. */
+export function countriesCatalogText(c: ImportedCatalog, writing: CountriesWriting): string {
+  return writing.currencies.size > 1
+    ? catalogText(c.catalog, c.stores, undefined, writing.currencies)
+    : catalogText(c.catalog, c.stores, [...writing.currencies.values()][0]);
 }
 
 /**
@@ -317,27 +376,8 @@ export async function buildCountriesImport(
   parts: readonly ImportPart[] = importParts,
 ): Promise<ImportResult> {
   const { states, notes, platformOf } = sanitizeCountries(countries, parts);
-  const factoring = factorStores(states, parts);
-  const currencies = new Map(all.map((c) => [c.currency.code, c.currency]));
-  const primary = primaryLanguage(all);
-  const languageOf = (c: ProjectCountry) => (c.language === primary ? undefined : c.language);
-  const catalogs: ImportedCatalog[] = factoring.catalogs.map((c) => {
-    // In key order, as the factoring takes them: a tie goes to the first store by integration id.
-    const members = states
-      .filter((s) => c.stores.includes(s.store.key))
-      .sort((a, b) => byCodePoint(a.store.key, b.store.key));
-    const ctx: CrossContext = {
-      ...(currencies.size > 1 ? { currencies: split(members, platformOf, (p) => p.currency.code, all) } : {}),
-      languages: split(members, platformOf, languageOf, all),
-    };
-    return { ...c, catalog: crossCatalog(c.catalog, ctx) };
-  });
-  const catalogNamed = new Map(catalogs.map((c) => [c.name, c.catalog]));
-  const files = factoring.stores.map((s): ImportedStore => {
-    const country = platformOf.get(s.state.store.key)!;
-    const view = catalogFor(catalogNamed.get(s.file.catalog)!, country.currency.code, languageOf(country));
-    return { state: s.state, file: storeFileFor(s.state, view, s.file.catalog, parts) };
-  });
+  const { catalogs, stores: files } = factorCountries(states, platformOf, all, parts);
+  const writing = countriesWriting(all);
   const grouping = groupsPerPlatform(files, countries, platformOf);
   const written: ImportFile[] = [
     {
@@ -347,10 +387,7 @@ export async function buildCountriesImport(
     },
     ...catalogs.map((c) => ({
       path: `catalogs/${c.name}.yaml`,
-      text:
-        currencies.size > 1
-          ? catalogText(c.catalog, c.stores, undefined, currencies)
-          : catalogText(c.catalog, c.stores, all[0]?.currency),
+      text: countriesCatalogText(c, writing),
       kind: "catalog" as const,
     })),
     ...grouping.groups.map((g) => ({
