@@ -11,9 +11,15 @@ import { parse } from "yaml";
 import { loadEachPlatform, type LoadedProject } from "../config/index.js";
 import { CommandLineError, ExitCode, InternalError, UsageError } from "../errors.js";
 import type { ProjectFile } from "../generated/config.js";
-import { clashingFiles, resolveStoreArgs, writeImportedProject } from "../import/index.js";
-import { buildCountriesImport, type CountryStores } from "../import/countries.js";
-import { emulatorStateFile, platformEmulatorState, stateCopyPlan } from "../import/emulator-state-copy.js";
+import { clashingFiles, resolveStoreArgs, writeImport, writeImportedProject } from "../import/index.js";
+import { buildCountriesImport, type CountryStores, type ProjectCountry } from "../import/countries.js";
+import { buildCountriesMerge } from "../import/countries-merge.js";
+import {
+  emulatorStateFile,
+  platformEmulatorState,
+  samePlatform,
+  stateCopyPlan,
+} from "../import/emulator-state-copy.js";
 import type { CompanionFile } from "../import/emulator-state-copy.js";
 import { PLACEHOLDER_NOTE, placeholderIntegrationId } from "../import/render.js";
 import type { StoreIdentity } from "../model.js";
@@ -21,7 +27,7 @@ import { escapeTerminal } from "../render/escape.js";
 import { bare, quote } from "../source/quote.js";
 import { choosePlatforms } from "../run/each-platform.js";
 import { printWarnings, type CliIo } from "./io.js";
-import { plural, printImported, readStores, reportUnwritable } from "./import-steps.js";
+import { plural, printImported, printMergeNotes, readStores, reportUnwritable } from "./import-steps.js";
 
 /** What `carte import` of a project of several platforms is asked (`ImportCommand` of src/cli/import.ts). */
 export interface CountriesImportOptions {
@@ -215,52 +221,15 @@ async function readCountries(
   return { countries, read };
 }
 
-/**
- * `carte import` of a project of several platforms (carte.yaml `platforms:`): the stores named on the
- * command line (`NAME:ID`, or the ids of its store files) read from each platform, written into a new
- * project of the same platforms.
- */
-export async function runCountriesImport(opts: CountriesImportOptions, io: CliIo): Promise<number> {
-  if (opts.rehearsal) throw new UsageError(REHEARSAL_REFUSED);
-  if (opts.merge)
-    throw new UsageError(
-      "carte import --merge does not take a project of several platforms (carte.yaml platforms:) yet: import into an empty folder",
-    );
-  const outDir = path.resolve(opts.out);
-  const shown = path.relative(process.cwd(), outDir) || ".";
-  const configOut = path.join(outDir, "carte.yaml");
-  if (existsSync(configOut))
-    throw new UsageError(
-      `${path.join(shown, "carte.yaml")} exists: ${shown} is a carte project, and carte import never overwrites its files. Import into an empty folder.`,
-    );
-  const scoped = await loadPlatforms(opts.config, io);
-  // The platforms asked (`--platform`, each checked against carte.yaml's): the stores are theirs.
-  const asked = new Set(await choosePlatforms(opts.config, opts.platforms, false));
-  const wanted = storesPerPlatform(
-    opts.stores,
-    scoped.filter((s) => asked.has(s.name)),
-    scoped.filter((s) => !asked.has(s.name)).map((s) => s.name),
-  );
-  const { countries, read } = await readCountries(scoped, wanted, opts, io);
-  const all = scoped.flatMap(({ project }) =>
-    project.currency ? [{ currency: project.currency, language: project.platformOf?.language }] : [],
-  );
-  const result = await buildCountriesImport(countries, await projectOf(opts.config), all);
-  if (result.problems.length > 0)
-    throw new InternalError(
-      `the imported files would not load back exactly:\n  ${result.problems.join("\n  ")}`,
-    );
-  const copies = await stateCopies(read, outDir);
-  const clashing = [...(await clashingFiles(outDir, result.files)), ...copies.clashing];
-  if (clashing.length > 0)
-    throw new UsageError(
-      `carte import never overwrites a file, and ${shown} already has ${clashing.length === 1 ? "this file" : "these files"} ` +
-        `with other content: ${clashing.join(", ")}. Import into an empty folder.`,
-    );
-  if (!reportUnwritable(result, opts.lenient, io)) return ExitCode.changes;
-  const written = await writeImportedProject(outDir, result.files, copies.companions);
-  const stores = countries.reduce((n, c) => n + c.states.length, 0);
-  if (!opts.quiet) printImported(io, written, result, { stores, shown, merged: false });
+/** Where an import writes: the `--out` folder, as shown, and its carte.yaml. */
+interface OutPlace {
+  outDir: string;
+  shown: string;
+  configOut: string;
+}
+
+/** Tells on stderr which stores got a placeholder integration id. */
+function printPlaceholders(wanted: ReadonlyMap<string, StoreIdentity[]>, io: CliIo): void {
   const placeholders = [...wanted].flatMap(([name, ids]) =>
     ids.filter((s) =>
       [placeholderIntegrationId(s.storeId), placeholderIntegrationId(s.storeId, name)].includes(
@@ -275,6 +244,42 @@ export async function runCountriesImport(opts: CountriesImportOptions, io: CliIo
           `(${placeholders.map((s) => `${s.storeId}: ${s.integrationId}`).join(", ")}) is ${PLACEHOLDER_NOTE}.`,
       ) + "\n",
     );
+}
+
+/** The platforms of a loaded project: their currency and language, in carte.yaml's order. */
+function countriesOf(scoped: readonly Scoped[]): ProjectCountry[] {
+  return scoped.flatMap(({ project }) =>
+    project.currency ? [{ currency: project.currency, language: project.platformOf?.language }] : [],
+  );
+}
+
+/** Writes a new project of the platforms read (`--out` has no carte.yaml). */
+async function writeCountries(
+  opts: CountriesImportOptions,
+  io: CliIo,
+  at: OutPlace,
+  scoped: readonly Scoped[],
+  read: { countries: CountryStores[]; read: Scoped[]; wanted: ReadonlyMap<string, StoreIdentity[]> },
+): Promise<number> {
+  const { outDir, shown } = at;
+  const { countries } = read;
+  const result = await buildCountriesImport(countries, await projectOf(opts.config), countriesOf(scoped));
+  if (result.problems.length > 0)
+    throw new InternalError(
+      `the imported files would not load back exactly:\n  ${result.problems.join("\n  ")}`,
+    );
+  const copies = await stateCopies(read.read, outDir);
+  const clashing = [...(await clashingFiles(outDir, result.files)), ...copies.clashing];
+  if (clashing.length > 0)
+    throw new UsageError(
+      `carte import never overwrites a file, and ${shown} already has ${clashing.length === 1 ? "this file" : "these files"} ` +
+        `with other content: ${clashing.join(", ")}. Import into an empty folder.`,
+    );
+  if (!reportUnwritable(result, opts.lenient, io)) return ExitCode.changes;
+  const written = await writeImportedProject(outDir, result.files, copies.companions);
+  const stores = countries.reduce((n, c) => n + c.states.length, 0);
+  if (!opts.quiet) printImported(io, written, result, { stores, shown, merged: false });
+  printPlaceholders(read.wanted, io);
   if (!opts.quiet)
     io.out(
       escapeTerminal(
@@ -283,4 +288,108 @@ export async function runCountriesImport(opts: CountriesImportOptions, io: CliIo
       ) + "\n",
     );
   return result.notes.length > 0 ? ExitCode.changes : ExitCode.ok;
+}
+
+/**
+ * Adds the stores read to the project of `--out`, a project of the same platforms (`--merge`): its
+ * files left as they are (src/import/countries-merge.ts). A platform read from the embedded emulator
+ * whose emulator in the project has no state yet gets a copy of it, as for one platform.
+ */
+async function mergeCountries(
+  opts: CountriesImportOptions,
+  io: CliIo,
+  at: OutPlace,
+  targets: readonly Scoped[],
+  read: { countries: CountryStores[]; read: Scoped[]; wanted: ReadonlyMap<string, StoreIdentity[]> },
+): Promise<number> {
+  const { outDir, shown, configOut } = at;
+  const missing = read.countries.filter((c) => !targets.some((t) => t.name === c.name)).map((c) => c.name);
+  if (missing.length > 0)
+    throw new UsageError(
+      `${path.join(shown, "carte.yaml")} names no platform ${missing.join(", ")} under platforms:: ` +
+        "carte import --merge adds stores to the platforms of the project, named alike",
+    );
+  const byName = new Map(targets.map((t) => [t.name, t.project]));
+  const result = await buildCountriesMerge(read.countries, byName, countriesOf(targets));
+  if (result.problems.length > 0)
+    throw new InternalError(
+      `the imported files would not load back exactly:\n  ${result.problems.join("\n  ")}`,
+    );
+  if (!reportUnwritable(result, opts.lenient, io)) return ExitCode.changes;
+  const copied = read.read.filter(
+    (r) => r.project.platform === undefined && byName.get(r.name)!.platform === undefined,
+  );
+  const companions: CompanionFile[] = [];
+  const planned = new Set<string>();
+  for (const r of copied) {
+    if (path.resolve(r.project.root) === outDir) continue;
+    const state = platformEmulatorState(r.name);
+    const plan = await stateCopyPlan(r.project.root, outDir, state);
+    if (plan === "create") companions.push((await emulatorStateFile(r.project.root, outDir, state))!);
+    if (plan !== "clash") planned.add(r.name);
+  }
+  const written = await writeImport(outDir, result.files, companions);
+  const stores = read.countries.reduce((n, c) => n + c.states.length, 0);
+  if (!opts.quiet) printImported(io, written, result, { stores, shown, merged: true });
+  printPlaceholders(read.wanted, io);
+  await printMergeNotes(io, shown, configOut, result.files);
+  const elsewhere = read.read.filter(
+    (r) => !planned.has(r.name) && !samePlatform(r.project, byName.get(r.name)!),
+  );
+  for (const r of elsewhere)
+    io.err(
+      escapeTerminal(
+        `Note: platform ${r.name} of ${path.join(shown, "carte.yaml")} is not the one these stores were read from: ` +
+          `carte plan --platform ${r.name} there compares the files with its own.`,
+      ) + "\n",
+    );
+  return result.notes.length > 0 || result.conflicts.length > 0 ? ExitCode.changes : ExitCode.ok;
+}
+
+/** Loads the project of `--out` once per platform; it must name platforms, as the project read does. */
+async function loadTargets(configOut: string, shown: string, io: CliIo): Promise<Scoped[]> {
+  // It may have no store or catalog files yet, like the project read.
+  const loaded = await loadEachPlatform(configOut, { allowUnmatchedPatterns: true });
+  const targets: Scoped[] = [];
+  for (const { name, project } of loaded) {
+    printWarnings(project.warnings, io);
+    if (name !== undefined) targets.push({ name, project });
+  }
+  if (targets.length === 0)
+    throw new UsageError(
+      `${path.join(shown, "carte.yaml")} names no platforms: carte import --merge of a project of several ` +
+        "platforms adds stores to a project of the same platforms (carte.yaml platforms:)",
+    );
+  return targets;
+}
+
+/**
+ * `carte import` of a project of several platforms (carte.yaml `platforms:`): the stores named on the
+ * command line (`NAME:ID`, or the ids of its store files) read from each platform, written into a new
+ * project of the same platforms, or, with `--merge`, added to the project of `--out`.
+ */
+export async function runCountriesImport(opts: CountriesImportOptions, io: CliIo): Promise<number> {
+  if (opts.rehearsal) throw new UsageError(REHEARSAL_REFUSED);
+  const outDir = path.resolve(opts.out);
+  const shown = path.relative(process.cwd(), outDir) || ".";
+  const configOut = path.join(outDir, "carte.yaml");
+  const intoProject = existsSync(configOut);
+  if (intoProject && !opts.merge)
+    throw new UsageError(
+      `${path.join(shown, "carte.yaml")} exists: ${shown} is a carte project, and carte import never ` +
+        "overwrites its files. Import into an empty folder, or add --merge to add only the stores its files do not manage yet.",
+    );
+  // A project to merge into must load: its stores and catalogs are what the import must not touch.
+  const targets = intoProject ? await loadTargets(configOut, shown, io) : undefined;
+  const scoped = await loadPlatforms(opts.config, io);
+  // The platforms asked (`--platform`, each checked against carte.yaml's): the stores are theirs.
+  const asked = new Set(await choosePlatforms(opts.config, opts.platforms, false));
+  const wanted = storesPerPlatform(
+    opts.stores,
+    scoped.filter((s) => asked.has(s.name)),
+    scoped.filter((s) => !asked.has(s.name)).map((s) => s.name),
+  );
+  const read = { ...(await readCountries(scoped, wanted, opts, io)), wanted };
+  const at = { outDir, shown, configOut };
+  return targets ? mergeCountries(opts, io, at, targets, read) : writeCountries(opts, io, at, scoped, read);
 }

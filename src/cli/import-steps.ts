@@ -7,7 +7,7 @@
 import path from "node:path";
 import type { LoadedProject } from "../config/index.js";
 import type { buildImport, writeImport } from "../import/index.js";
-import { readLiveStores } from "../import/index.js";
+import { filesNotInProject, readLiveStores } from "../import/index.js";
 import { emptyStore, type StoreIdentity } from "../model.js";
 import { escapeTerminal } from "../render/escape.js";
 import { openSession } from "../run/session.js";
@@ -115,4 +115,25 @@ export function reportUnwritable(
 /** `n` and the word, in the plural unless `n` is 1. */
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * Tells on stderr, after a merge, that the project's files were left as they are, and which written
+ * files its `stores:` and `catalogs:` entries do not take in yet.
+ */
+export async function printMergeNotes(
+  io: CliIo,
+  shown: string,
+  configOut: string,
+  files: Awaited<ReturnType<typeof buildImport>>["files"],
+): Promise<void> {
+  io.err(
+    escapeTerminal(`${path.join(shown, "carte.yaml")} and every existing file were left as they are.`) + "\n",
+  );
+  const missing = await filesNotInProject(configOut, files);
+  if (missing.length > 0) {
+    io.err(
+      `Add these files to its stores: and catalogs: entries:\n${missing.map((f) => `${escapeTerminal(`  ${f.path}`)}\n`).join("")}`,
+    );
+  }
 }

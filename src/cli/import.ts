@@ -25,7 +25,6 @@ import {
   buildImport,
   buildMerge,
   clashingFiles,
-  filesNotInProject,
   projectFor,
   resolveStoreArgs,
   writeImportedProject,
@@ -45,7 +44,7 @@ import { DEFAULT_PARALLELISM } from "../platform/client.js";
 import { describeTarget, runTarget } from "../run/session.js";
 import { printWarnings, type CliIo } from "./io.js";
 import { checkParallelism } from "./option-checks.js";
-import { plural, printImported, readStores, reportUnwritable } from "./import-steps.js";
+import { plural, printImported, printMergeNotes, readStores, reportUnwritable } from "./import-steps.js";
 import { REHEARSAL_REFUSED, runCountriesImport } from "./import-countries.js";
 import { platformChoice, platformFlags, type PlatformChoice } from "./platform-sections.js";
 import { choosePlatforms } from "../run/each-platform.js";
@@ -97,27 +96,6 @@ async function sourceProject(opts: ImportCommand, io: CliIo): Promise<LoadedProj
   }
   if (opts.configGiven) throw new CommandLineError(`the project file ${opts.config} does not exist`);
   return bareProject(opts.config);
-}
-
-/**
- * Tells on stderr, after a merge, that the project's files were left as they are, and which written
- * files its `stores:` and `catalogs:` entries do not take in yet.
- */
-async function printMergeNotes(
-  io: CliIo,
-  shown: string,
-  configOut: string,
-  files: Awaited<ReturnType<typeof buildImport>>["files"],
-): Promise<void> {
-  io.err(
-    escapeTerminal(`${path.join(shown, "carte.yaml")} and every existing file were left as they are.`) + "\n",
-  );
-  const missing = await filesNotInProject(configOut, files);
-  if (missing.length > 0) {
-    io.err(
-      `Add these files to its stores: and catalogs: entries:\n${missing.map((f) => `${escapeTerminal(`  ${f.path}`)}\n`).join("")}`,
-    );
-  }
 }
 
 /** `carte import`. */

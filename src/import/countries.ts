@@ -233,6 +233,33 @@ export function catalogFor(catalog: CatalogFile, code: string, language: string 
   return c as unknown as CatalogFile;
 }
 
+/**
+ * Whether a catalog lacks an amount in `code` that a store selling `sells` would need: a price of an
+ * item or option it sells, or the price of an option it sells inside a parent it sells. Such a store
+ * cannot use the catalog (the loader refuses a price a store's currency does not have).
+ */
+export function lacksAmounts(catalog: CatalogFile, code: string, sells: (sku: string) => boolean): boolean {
+  const missing = (price: unknown) =>
+    price !== null && typeof price === "object" && !Object.hasOwn(price, code);
+  const lacks = (e: Entry): boolean => {
+    if (!sells(e.sku as string)) return false;
+    if (missing(e.price)) return true;
+    const inParent = (e.option_prices ?? {}) as Entry;
+    if (Object.entries(inParent).some(([option, price]) => sells(option) && missing(price))) return true;
+    return (
+      Array.isArray(e.options) &&
+      (e.options as (string | Entry)[]).some((o) => typeof o !== "string" && lacks(o))
+    );
+  };
+  const c = catalog as unknown as Entry;
+  return [
+    ...((c.items as Entry[] | undefined) ?? []),
+    ...((c.modifier_groups as Entry[] | undefined) ?? []),
+  ].some((e) =>
+    e.options ? (e.options as (string | Entry)[]).some((o) => typeof o !== "string" && lacks(o)) : lacks(e),
+  );
+}
+
 /** A store file naming its platform, right after its identity. */
 export function withPlatform(file: StoreFile, platform: string): StoreFile {
   const { store, ...rest } = file;

@@ -38,7 +38,11 @@ import type { ImportFile } from "./round-trip.js";
  * The kinds on which a store's files and its live state disagree, among the kinds the files manage
  * there (a setting no layer writes is not managed, and is no conflict).
  */
-function managedDifferences(desired: StoreState, live: StoreState, parts: readonly ImportPart[]): string[] {
+export function managedDifferences(
+  desired: StoreState,
+  live: StoreState,
+  parts: readonly ImportPart[],
+): string[] {
   return parts
     .flatMap((p) => p.kinds)
     .filter((name) => {
@@ -188,7 +192,7 @@ function filesOf(
 }
 
 /** Names of the files of `catalogs/` (without `.yaml`) of the project folder, so that none is reused. */
-async function catalogFileNames(root: string): Promise<string[]> {
+export async function catalogFileNames(root: string): Promise<string[]> {
   const names = await readdir(path.join(root, "catalogs")).catch(() => [] as string[]);
   return names.filter((n) => n.endsWith(".yaml")).map((n) => n.slice(0, -".yaml".length));
 }
@@ -197,14 +201,17 @@ async function catalogFileNames(root: string): Promise<string[]> {
  * Copies the project's files (every file it reads) and the new files into a scratch folder, loads it
  * as `carte plan` does, and compares each new store with its live state, kind by kind.
  *
+ * @param platform - for a project of several platforms: the platform `target` is a load of, whose
+ *   stores `states` are; the scratch project is loaded scoped to it.
  * @returns the problems of the load (a bug of carte import if any), and the kinds on which each new
  *   store that does not come out exactly differs.
  */
-async function verifyMerged(
+export async function verifyMerged(
   target: LoadedProject,
   files: readonly ImportFile[],
   states: ReadonlyMap<string, StoreState>,
   parts: readonly ImportPart[],
+  platform?: string,
 ): Promise<{ problems: string[]; differing: Map<string, string[]> }> {
   const differing = new Map<string, string[]>();
   if (files.length === 0) return { problems: [], differing };
@@ -241,7 +248,12 @@ async function verifyMerged(
     try {
       // Patterns of the project that match no file yet are its own affair (the user is told which
       // entries to extend): they do not stop the check of the new stores.
-      desired = (await loadProject(config, { allowUnmatchedPatterns: true })).desired;
+      desired = (
+        await loadProject(config, {
+          allowUnmatchedPatterns: true,
+          ...(platform !== undefined ? { platform: { name: platform } } : {}),
+        })
+      ).desired;
     } catch (err) {
       if (err instanceof ConfigError) return { problems: err.problems.map(formatProblem), differing };
       throw err;

@@ -402,6 +402,55 @@ describe("carte import across countries", () => {
     expect(none.err).toContain("names no platforms (carte.yaml platforms:); run without --platform");
   });
 
+  it("merges each platform's stores into a project of the same platforms, changing none of its files", async () => {
+    const config = twoCountries();
+    const out = tempDir();
+    const first = await carte(["import", "--store", "co:900101", "-c", config, "--out", out], ENV);
+    expect(first.code, first.err).toBe(0);
+    const files = (dir: string): Record<string, string> =>
+      Object.fromEntries(
+        readdirSync(dir, { recursive: true, withFileTypes: true })
+          .filter((e) => e.isFile())
+          .map((e) => {
+            const file = path.join(e.parentPath, e.name);
+            return [path.relative(dir, file), readFileSync(file, "utf8")];
+          }),
+      );
+    const before = files(out);
+    const merged = await carte(
+      [
+        "import",
+        "--merge",
+        "--store",
+        "co:900102",
+        "--store",
+        "br:910101,br:910102",
+        "-c",
+        config,
+        "--out",
+        out,
+      ],
+      ENV,
+    );
+    expect(merged.code, merged.err).toBe(0);
+    expect(files(out)).toMatchObject(before);
+    // Colombia's new store names the project's catalog; Brazil's, which has no price in reais, a new one.
+    expect(yamlOf(path.join(out, "stores", "store-900102.yaml"))).toMatchObject({
+      platform: "co",
+      catalog: "shared",
+    });
+    for (const store of ["store-910101.yaml", "store-910102.yaml"])
+      expect(yamlOf(path.join(out, "stores", store))).toMatchObject({ platform: "br", catalog: "shared-2" });
+    const added = yamlOf(path.join(out, "catalogs", "shared-2.yaml"));
+    expect((added.items as Record<string, unknown>[]).find((i) => i.sku === "BURGER")?.price).toEqual({
+      BRL: 29.9,
+    });
+    expect(merged.out).toContain("Merged 3 new stores of 3 into");
+    const plan = await carte(["plan", "--detailed-exitcode", "-c", path.join(out, "carte.yaml")], ENV);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+    expect(plan.out.match(/No changes/g)).toHaveLength(2);
+  });
+
   it("writes nothing when a platform cannot be read, and says which", async () => {
     const config = twoCountries();
     // Brazil's platform is down: nothing answers at its address.
