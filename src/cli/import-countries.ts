@@ -303,12 +303,6 @@ async function mergeCountries(
   read: { countries: CountryStores[]; read: Scoped[]; wanted: ReadonlyMap<string, StoreIdentity[]> },
 ): Promise<number> {
   const { outDir, shown, configOut } = at;
-  const missing = read.countries.filter((c) => !targets.some((t) => t.name === c.name)).map((c) => c.name);
-  if (missing.length > 0)
-    throw new UsageError(
-      `${path.join(shown, "carte.yaml")} names no platform ${missing.join(", ")} under platforms:: ` +
-        "carte import --merge adds stores to the platforms of the project, named alike",
-    );
   const byName = new Map(targets.map((t) => [t.name, t.project]));
   const result = await buildCountriesMerge(read.countries, byName, countriesOf(targets));
   if (result.problems.length > 0)
@@ -389,6 +383,13 @@ export async function runCountriesImport(opts: CountriesImportOptions, io: CliIo
     scoped.filter((s) => asked.has(s.name)),
     scoped.filter((s) => !asked.has(s.name)).map((s) => s.name),
   );
+  // Before any call: a merge adds each platform's stores to the project's platform of the same name.
+  const missing = [...wanted.keys()].filter((n) => targets && !targets.some((t) => t.name === n));
+  if (missing.length > 0)
+    throw new UsageError(
+      `${path.join(shown, "carte.yaml")} names no platform ${missing.join(", ")} under platforms:: ` +
+        "carte import --merge adds stores to the platforms of the project, named alike",
+    );
   const read = { ...(await readCountries(scoped, wanted, opts, io)), wanted };
   const at = { outDir, shown, configOut };
   return targets ? mergeCountries(opts, io, at, targets, read) : writeCountries(opts, io, at, scoped, read);

@@ -449,6 +449,20 @@ describe("carte import across countries", () => {
     const plan = await carte(["plan", "--detailed-exitcode", "-c", path.join(out, "carte.yaml")], ENV);
     expect(plan.code, plan.out + plan.err).toBe(0);
     expect(plan.out.match(/No changes/g)).toHaveLength(2);
+
+    // A platform the project merged into does not name is refused before any call.
+    const colombian = tempDir();
+    writeFileSync(
+      path.join(colombian, "carte.yaml"),
+      `version: 1\nplatforms:\n  co: {country: CO, currency: COP, base_url: "${co.url}"}\nstores: stores/*.yaml\ncatalogs: catalogs/*.yaml\n`,
+    );
+    const refused = await carte(
+      ["import", "--merge", "--store", "br:910101", "-c", config, "--out", colombian],
+      ENV,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain("names no platform br under platforms:");
+    expect(refused.err).not.toMatch(/calls? to the platform/);
   });
 
   it("writes nothing when a platform cannot be read, and says which", async () => {
