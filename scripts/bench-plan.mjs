@@ -21,10 +21,15 @@
 //   --scope-changed   after the apply from empty, only a change-scoped plan: the chain committed to git,
 //                     one store's price changed, `carte plan --scope changed --base HEAD`: its reads
 //                     (against the minimum: that store's menu) and its time, loading both commits included
+//   --save-plan       instead of the steps below: the plan from empty saved as one file (`carte plan --out`),
+//                     its size, the time to save and to read it (median of 3) and peak RSS; then
+//                     `carte show FILE` and `carte preview --plan FILE` through the CLI, timed
+//   --apply-saved     with --save-plan: then `carte apply FILE` of that plan, timed
 //   --preview         with --scope-changed: instead, the menu preview the GitHub Action uploads for that
 //                     one-price pull request (src/preview-site.ts, planned with --base HEAD), of the changed
 //                     store and of all stores: files, bytes, the zip the artifact would be, time to write
 // CARTE_BENCH_PROFILE=DIR in the environment: each carte run writes a CPU profile into DIR.
+// CARTE_BENCH_KEEP_PLAN=FILE: --save-plan copies the saved plan there, to be looked at afterwards.
 // CARTE_BENCH_TRACE=DIR: each carte run and the emulator write where their calls spent their time into
 // DIR (scripts/bench-trace.mjs: per route, the time to write a call, to its answer, in the emulator;
 // event-loop delays; the emulator's garbage collections).
@@ -50,7 +55,7 @@
 //   5. with --planner: the pure planner (`buildPlan`) on R resources, no change and 1 % changed.
 // Stops by itself; sends traffic only to 127.0.0.1.
 import { execFileSync, fork, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir, loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -511,11 +516,17 @@ async function carteChild() {
           );
         }
       }
-      if (m.out) await writePlanFile(m.out, result.plan);
+      let saveMs;
+      if (m.out) {
+        const saveStart = performance.now();
+        await writePlanFile(m.out, result.plan);
+        saveMs = performance.now() - saveStart;
+      }
       const preview = m.preview ? await previewFigures(m.preview, result) : undefined;
       reply({
         preview,
         loadMs,
+        saveMs,
         runMs: performance.now() - started,
         planMs,
         planCpuMs,
@@ -799,6 +810,8 @@ async function main() {
       "scope-changed": { type: "boolean", default: false },
       flat: { type: "boolean", default: false },
       preview: { type: "boolean", default: false },
+      "save-plan": { type: "boolean", default: false },
+      "apply-saved": { type: "boolean", default: false },
     },
   });
   const stores = Number(values.stores);
@@ -833,6 +846,19 @@ async function main() {
     writeFileSync(config, readFileSync(config, "utf8").replace("http://127.0.0.1:1", url));
 
     const run = async (message) => child("carte", { config, parallelism, ...message }).first;
+
+    if (values["save-plan"]) {
+      await savedPlanFigures({
+        dir,
+        config,
+        parallelism,
+        latency,
+        run,
+        emulator,
+        apply: values["apply-saved"],
+      });
+      return;
+    }
 
     // 2. Apply from empty.
     const applyLatency = values["skip-apply-timing"] ? 0 : latency;
@@ -1015,10 +1041,86 @@ async function main() {
   }
 }
 
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * --save-plan: the plan from empty of the whole chain saved as one file, read back (median of 3), shown
+ * and previewed through the CLI, and with `apply` applied from the file.
+ */
+async function savedPlanFigures({ dir, config, latency, run, emulator, apply }) {
+  const { statSync } = await import("node:fs");
+  await emulator.ask({ type: "latency", ms: latency });
+  const planFile = path.join(dir, "plan.json");
+  const saved = await run({ command: "plan", out: planFile });
+  await emulator.ask({ type: "take" });
+  const bytes = statSync(planFile).size;
+  if (process.env.CARTE_BENCH_KEEP_PLAN) copyFileSync(planFile, process.env.CARTE_BENCH_KEEP_PLAN);
+  const changes = saved.summary.create + saved.summary.update + saved.summary.delete;
+  console.log(
+    `plan from empty --out     ${(bytes / MiB).toFixed(1)} MiB (${(bytes / 1e6).toFixed(1)} MB, ` +
+      `${Math.round(bytes / Math.max(1, saved.summary.stores))} bytes a store); ${changes} changes, ` +
+      `${saved.summary.operations} calls; plan ${s(saved.planMs)}, save ${s(saved.saveMs)}; peak RSS ${saved.peakRssMiB.toFixed(0)} MiB`,
+  );
+  const reads = [];
+  for (let k = 0; k < 3; k++) reads.push(await child("load", { planFile }).first);
+  console.log(
+    `read the saved plan       apply's read ${s(median(reads.map((r) => r.applyReadMs)))}, show's read ` +
+      `${s(median(reads.map((r) => r.showReadMs)))} (median of 3); peak RSS ${median(reads.map((r) => r.peakRssMiB)).toFixed(0)} MiB`,
+  );
+  const shows = [];
+  for (let k = 0; k < 3; k++) shows.push(await cliRun(["show", planFile], dir));
+  console.log(
+    `carte show FILE (CLI)     ${s(median(shows.map((r) => r.ms)))} end to end (median of 3), ` +
+      `${(shows[0].stdout.length / 1e3).toFixed(0)} kB of text; peak RSS ${median(shows.map((r) => r.peakRssMiB)).toFixed(0)} MiB`,
+  );
+  const pv = await cliRun(
+    ["preview", "--config", config, "--plan", planFile, "--out", path.join(dir, "preview")],
+    dir,
+  );
+  rmSync(path.join(dir, "preview"), { recursive: true, force: true });
+  console.log(`carte preview --plan FILE ${s(pv.ms)} end to end; peak RSS ${pv.peakRssMiB.toFixed(0)} MiB`);
+  if (!apply) return;
+  const applied = await run({ command: "apply", planFile });
+  const calls = await emulator.ask({ type: "take" });
+  if (applied.failed > 0 || applied.pending > 0)
+    throw new Error("the apply of the saved plan did not converge");
+  console.log(
+    `carte apply FILE          ${s(applied.runMs)} (calls and verification ${s(applied.applyMs)}); ` +
+      `${calls.writes} writes; peak RSS ${applied.peakRssMiB.toFixed(0)} MiB`,
+  );
+}
+
+/** Child: reads a saved plan as `carte apply FILE` and as `carte show FILE` do, each timed. */
+async function loadChild() {
+  process.once("message", async (m) => {
+    try {
+      const { readPlanFile, readPlanToShow } = await import(dist("plan/file.js"));
+      // One plan in memory at a time, as in a run: each read's plan is dropped before the next.
+      let started = performance.now();
+      const changes = (await readPlanFile(m.planFile)).changes.length;
+      const applyReadMs = performance.now() - started;
+      started = performance.now();
+      const shown = await readPlanToShow(m.planFile);
+      const showReadMs = performance.now() - started;
+      if (!shown.digestMatches || shown.plan.changes.length !== changes)
+        throw new Error("the two reads of the saved plan differ");
+      reply({ applyReadMs, showReadMs, peakRssMiB: peakRssMiB() });
+    } catch (err) {
+      reply({ error: String(err?.stack ?? err) });
+    }
+  });
+}
+
 const childMode = process.argv.indexOf("--child");
 if (childMode !== -1) {
   const mode = process.argv[childMode + 1];
-  await { emulator: emulatorChild, carte: carteChild, reader: readerChild, planner: plannerChild }[mode]();
+  await {
+    emulator: emulatorChild,
+    carte: carteChild,
+    reader: readerChild,
+    planner: plannerChild,
+    load: loadChild,
+  }[mode]();
 } else {
   await main();
 }

@@ -27,6 +27,7 @@
  * Encoding is exact: reading the records gives back a plan equal to the one written.
  */
 
+import { address as storeAddress } from "../plain-data.js";
 import type { Operation, Plan, PlanStore, ResourceChange } from "./types.js";
 
 /** The format version of the plan file written as records. */
@@ -50,7 +51,8 @@ const TUPLE_FIELDS = new Set(["address", "store", "kind", "key", "action", "befo
 
 /** The address a change of `store`, `kind` and `key` has when nothing else is said. */
 export function changeAddress(store: string, kind: string, key: string): string {
-  return store === "" ? `client.${kind}[${key}]` : `store[${store}].${kind}[${key}]`;
+  // One flat string each (src/plain-data.ts `address`): a plan read from a file holds millions.
+  return store === "" ? ["client.", kind, "[", key, "]"].join("") : storeAddress(store, kind, key);
 }
 
 /** The table of values being written: each distinct value once, by its JSON text. */
@@ -61,9 +63,14 @@ class ValueTable {
   /** The `v` lines of values added since the last {@link ValueTable.take}. */
   private fresh: string[] = [];
 
-  /** The number of `value` in the table, added when new. */
-  ref(value: unknown): number {
-    const isObject = typeof value === "object" && value !== null;
+  /**
+   * The number of `value` in the table, added when new. `shared`: the value is an object the plan
+   * shares between stores (a change's resources and diffs, src/plan/plan.ts): it is then also found by
+   * identity, its text made once; the elements of calls' bodies are made per store, and only found by
+   * their text (an index of millions of objects would cost more than it saves).
+   */
+  ref(value: unknown, shared = true): number {
+    const isObject = shared && typeof value === "object" && value !== null;
     if (isObject) {
       const known = this.byObject.get(value);
       if (known !== undefined) return known;
@@ -123,26 +130,54 @@ function encodeChange(c: ResourceChange, values: ValueTable, refs: Refs): unknow
   return row;
 }
 
+/**
+ * Finds the change of an operation's address without an index of every address (which a plan of
+ * millions of changes would hold on top of itself): the change after the one before it, as an upsert
+ * lists them, else a look through the changes of the operation's stores.
+ */
+class ChangeFinder {
+  /** The runs of consecutive changes of each store, `[start, end)`. */
+  private readonly runs = new Map<string, [number, number][]>();
+
+  constructor(private readonly changes: readonly ResourceChange[]) {}
+
+  /** Notes that the changes from `start` to `end` are of `store`. */
+  run(store: string, start: number, end: number): void {
+    const list = this.runs.get(store);
+    if (list) list.push([start, end]);
+    else this.runs.set(store, [[start, end]]);
+  }
+
+  /** The index of a change with `address`, trying `next` first, among those of `stores`; -1 when none. */
+  find(address: string, next: number, stores: readonly string[]): number {
+    if (this.changes[next]?.address === address) return next;
+    for (const store of [...stores, ""])
+      for (const [start, end] of this.runs.get(store) ?? [])
+        for (let i = start; i < end; i++) if (this.changes[i]!.address === address) return i;
+    return -1;
+  }
+}
+
 /** An operation as written in an `o` record (see the module's comment). */
 function encodeOperation(
   op: Operation,
   values: ValueTable,
-  changeIndex: ReadonlyMap<string, number>,
+  changes: ChangeFinder,
   refs: Refs,
 ): Record<string, unknown> {
   const { body, addresses, parts, ...rest } = op;
   const out: Record<string, unknown> = { ...rest };
-  if (Array.isArray(body)) out.B = body.map((e) => refs.out(values.ref(e)));
-  else if (body !== undefined) out.b = refs.out(values.ref(body));
+  if (Array.isArray(body)) out.B = body.map((e) => refs.out(values.ref(e, false)));
+  else if (body !== undefined) out.b = refs.out(values.ref(body, false));
   let previous = -1;
   out.A = addresses.map((a) => {
-    const i = changeIndex.get(a);
-    if (i === undefined) return a;
+    const i = changes.find(a, previous + 1, op.stores);
+    if (i === -1) return a;
     const delta = i - previous - 1;
     previous = i;
     return delta;
   });
-  if (parts !== undefined) out.P = parts.map((p) => [p.store, refs.out(values.ref(p.element))]);
+  if (parts !== undefined) out.P = parts.map((p) => [p.store, refs.out(values.ref(p.element, false))]);
   return out;
 }
 
@@ -168,9 +203,10 @@ export function* planRecords(plan: Plan, hash: (chunk: string) => void): Generat
       counts: { stores: stores.length, changes: changes.length, operations: operations.length },
     }) + "\n";
   for (const s of stores) chunk += `["s",${JSON.stringify(s)}]\n`;
-  const changeIndex = new Map<string, number>();
+  const finder = new ChangeFinder(changes);
   for (let i = 0; i < changes.length;) {
     const store = changes[i]!.store;
+    const start = i;
     const run: unknown[] = [];
     const refs = new Refs();
     let kind: string | undefined;
@@ -178,15 +214,15 @@ export function* planRecords(plan: Plan, hash: (chunk: string) => void): Generat
       const c = changes[i]!;
       if (c.kind !== kind) run.push((kind = c.kind));
       run.push(encodeChange(c, values, refs));
-      if (!changeIndex.has(c.address)) changeIndex.set(c.address, i);
     }
+    finder.run(store, start, i);
     const text = `["c",${JSON.stringify(store)},${JSON.stringify(run)}]\n`;
     chunk += values.take() + text;
     yield* flush(false);
   }
   for (let i = 0; i < operations.length; i += RUN) {
     const refs = new Refs();
-    const run = operations.slice(i, i + RUN).map((op) => encodeOperation(op, values, changeIndex, refs));
+    const run = operations.slice(i, i + RUN).map((op) => encodeOperation(op, values, finder, refs));
     chunk += values.take() + `["o",${JSON.stringify(run)}]\n`;
     yield* flush(false);
   }
@@ -231,6 +267,14 @@ export function recordReader(
   )
     refuse("line 1: counts must hold the numbers of stores, changes and operations");
   const values: unknown[] = [];
+  // Keys repeat in every store (`ITEM-0001`): each text is kept once.
+  const keys = new Map<string, string>();
+  const shared = (text: string): string => {
+    const known = keys.get(text);
+    if (known !== undefined) return known;
+    keys.set(text, text);
+    return text;
+  };
   const stores: PlanStore[] = [];
   const changes: ResourceChange[] = [];
   const operations: Operation[] = [];
@@ -265,18 +309,18 @@ export function recordReader(
       const extra = (row[5] ?? {}) as Record<string, unknown>;
       if (Object.keys(extra).some((k) => k !== "address" && TUPLE_FIELDS.has(k)))
         refuse(`line ${line}: a change's other fields repeat one of its own`);
-      const key = row[0];
-      changes.push({
+      const key = shared(row[0]);
+      const change: ResourceChange = {
         address: changeAddress(store, kind, key),
         store,
-        kind,
+        kind: kind as ResourceChange["kind"],
         key,
         action,
         before: row[2] === null ? null : value(refs, row[2], line),
         after: row[3] === null ? null : value(refs, row[3], line),
-        diff: value(refs, row[4], line),
-        ...extra,
-      } as ResourceChange);
+        diff: value(refs, row[4], line) as ResourceChange["diff"],
+      };
+      changes.push(row.length === 6 ? ({ ...change, ...extra } as ResourceChange) : change);
       more("changes", line, changes.length, counts.changes as number);
     }
   };
