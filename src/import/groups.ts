@@ -27,8 +27,9 @@
  *    lifted entries it holds most of, when it holds more than half of them; then every group's
  *    entries are lifted again with its final stores.
  *
- * When one group holds every store, an import that writes carte.yaml writes its entries as carte.yaml
- * `defaults:` instead, and the store files name no group.
+ * An import that writes carte.yaml writes the entries every store holds alike (`open: true`, the
+ * chain's webhook) once, as carte.yaml `defaults:`, before the groups are sought among the rest. When
+ * one group holds every store, its entries go there too, and the store files name no group.
  *
  * Group names come from what the stores' integration ids share (`north-001`, `north-002` → `north`),
  * else `group`; written with letters, digits and dashes only, made unique with `-2`, `-3`…
@@ -213,6 +214,25 @@ function lift(members: readonly Member[]): Entries {
     }
     const best = [...votes.values()].sort((a, b) => b.n - a.n || byCodePoint(a.entry.json, b.entry.json))[0]!;
     if (best.n >= 2 && best.n * 2 > members.length) out.set(slot, best.entry);
+  }
+  return out;
+}
+
+/** The groups of stores of each catalog and what each lifts, in the order of their first stores. */
+function groupsOf(byCatalog: ReadonlyMap<string, Member[]>): { members: Member[]; lifted: Entries }[] {
+  return [...byCatalog.values()]
+    .flatMap(partition)
+    .map((members) => ({ members, lifted: lift(members) }))
+    .filter((g) => g.members.length >= 2 && g.lifted.size > 0)
+    .sort((a, b) => byCodePoint(keyOf(a.members[0]!), keyOf(b.members[0]!)));
+}
+
+/** The entries every one of the stores holds with the same value, by slot. */
+function sharedByAll(members: readonly Member[]): Entries {
+  const out: Entries = new Map();
+  const [first, ...rest] = members;
+  for (const [slot, e] of first?.entries ?? []) {
+    if (rest.every((m) => m.entries.get(slot)?.json === e.json)) out.set(slot, e);
   }
   return out;
 }
@@ -409,12 +429,7 @@ export function factorGroups(
     list.push({ store, entries: entriesOf(store.file) });
     byCatalog.set(store.file.catalog, list);
   }
-  const found = [...byCatalog.values()]
-    .flatMap(partition)
-    .map((members) => ({ members, lifted: lift(members) }))
-    .filter((g) => g.members.length >= 2 && g.lifted.size > 0)
-    .sort((a, b) => byCodePoint(keyOf(a.members[0]!), keyOf(b.members[0]!)));
-
+  let found = groupsOf(byCatalog);
   const files = new Map<string, StoreFile>();
   const own = (m: Member, lifted: Entries) =>
     [...m.entries].filter(([slot, e]) => lifted.get(slot)?.json !== e.json).map(([, e]) => e);
@@ -427,6 +442,20 @@ export function factorGroups(
       defaults: sectionsOf(only.lifted.values()),
       stores: sorted.map((s) => ({ state: s.state, file: files.get(s.state.store.key)! })),
     };
+  }
+  // Entries every store holds alike (`open: true`, the chain's webhook) go to carte.yaml `defaults:`
+  // once, when the import writes carte.yaml and every store can take them from there; the groups
+  // are then sought among the rest.
+  const members = [...byCatalog.values()].flat();
+  const chain: Entries =
+    options.chainDefaults && members.length === stores.length && members.length >= 2
+      ? sharedByAll(members)
+      : new Map();
+  if (chain.size > 0) {
+    for (const m of members) for (const slot of chain.keys()) m.entries.delete(slot);
+    found = groupsOf(byCatalog);
+    // A store in no group keeps its own entries, those of the chain aside.
+    for (const m of members) files.set(keyOf(m), fileInGroup(m.store.file, undefined, m.entries.values()));
   }
   const used = new Set(options.taken);
   const groups: ImportedGroup[] = [];
@@ -444,6 +473,7 @@ export function factorGroups(
   }
   return {
     groups,
+    ...(chain.size > 0 ? { defaults: sectionsOf(chain.values()) } : {}),
     stores: sorted.map((s) => {
       const file = files.get(s.state.store.key);
       return file ? { state: s.state, file } : s;

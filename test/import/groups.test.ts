@@ -86,18 +86,18 @@ describe("carte import finds the chain", () => {
       "stores/south-2.yaml",
       "stores/south-3.yaml",
     ]);
-    expect(byPath.get("carte.yaml")).toMatchObject({ groups: "groups/*.yaml" });
+    // What every store has alike is written once, in carte.yaml, not once per group.
+    expect(byPath.get("carte.yaml")).toMatchObject({ groups: "groups/*.yaml", defaults: { open: true } });
     // The catalog's burger is the north's price (a tie, the first store's); the south's is its group's.
     expect(byPath.get("groups/north.yaml")).toEqual({
       name: "north",
-      defaults: { overrides: { exclude: ["SHAKE"] }, hours: { "mon-sun": ["11:00-22:00"] }, open: true },
+      defaults: { overrides: { exclude: ["SHAKE"] }, hours: { "mon-sun": ["11:00-22:00"] } },
     });
     expect(byPath.get("groups/south.yaml")).toEqual({
       name: "south",
       defaults: {
         overrides: { prices: { BURGER: 23900 } },
         hours: { "mon-sat": ["10:00-21:00"], sun: [] },
-        open: true,
       },
     });
     // The other stores say only who they are and where they belong.
