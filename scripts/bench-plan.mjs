@@ -1067,18 +1067,35 @@ async function savedPlanFigures({ dir, config, latency, run, emulator, apply }) 
     `read the saved plan       apply's read ${s(median(reads.map((r) => r.applyReadMs)))}, show's read ` +
       `${s(median(reads.map((r) => r.showReadMs)))} (median of 3); peak RSS ${median(reads.map((r) => r.peakRssMiB)).toFixed(0)} MiB`,
   );
-  const shows = [];
-  for (let k = 0; k < 3; k++) shows.push(await cliRun(["show", planFile], dir));
-  console.log(
-    `carte show FILE (CLI)     ${s(median(shows.map((r) => r.ms)))} end to end (median of 3), ` +
-      `${(shows[0].stdout.length / 1e3).toFixed(0)} kB of text; peak RSS ${median(shows.map((r) => r.peakRssMiB)).toFixed(0)} MiB`,
-  );
-  const pv = await cliRun(
-    ["preview", "--config", config, "--plan", planFile, "--out", path.join(dir, "preview")],
-    dir,
-  );
-  rmSync(path.join(dir, "preview"), { recursive: true, force: true });
-  console.log(`carte preview --plan FILE ${s(pv.ms)} end to end; peak RSS ${pv.peakRssMiB.toFixed(0)} MiB`);
+  // A step that fails (out of memory, say) is reported, and the next still runs.
+  const attempt = async (name, step) => {
+    try {
+      await step();
+    } catch (err) {
+      console.log(
+        `${name.padEnd(25)} failed: ${String(err?.message ?? err)
+          .split("\n")
+          .slice(0, 3)
+          .join(" ")}`,
+      );
+    }
+  };
+  await attempt("carte show FILE (CLI)", async () => {
+    const shows = [];
+    for (let k = 0; k < 3; k++) shows.push(await cliRun(["show", planFile], dir));
+    console.log(
+      `carte show FILE (CLI)     ${s(median(shows.map((r) => r.ms)))} end to end (median of 3), ` +
+        `${(shows[0].stdout.length / 1e3).toFixed(0)} kB of text; peak RSS ${median(shows.map((r) => r.peakRssMiB)).toFixed(0)} MiB`,
+    );
+  });
+  await attempt("carte preview --plan FILE", async () => {
+    const pv = await cliRun(
+      ["preview", "--config", config, "--plan", planFile, "--out", path.join(dir, "preview")],
+      dir,
+    );
+    rmSync(path.join(dir, "preview"), { recursive: true, force: true });
+    console.log(`carte preview --plan FILE ${s(pv.ms)} end to end; peak RSS ${pv.peakRssMiB.toFixed(0)} MiB`);
+  });
   if (!apply) return;
   const applied = await run({ command: "apply", planFile });
   const calls = await emulator.ask({ type: "take" });

@@ -130,14 +130,21 @@ function encodeChange(c: ResourceChange, values: ValueTable, refs: Refs): unknow
   return row;
 }
 
+/** Changes of a store past which {@link ChangeFinder} indexes them instead of looking through them. */
+const SCANNED = 4096;
+
 /**
  * Finds the change of an operation's address without an index of every address (which a plan of
  * millions of changes would hold on top of itself): the change after the one before it, as an upsert
- * lists them, else a look through the changes of the operation's stores.
+ * lists them, else a look through the changes of the store the address names (an index of them for a
+ * store of more than {@link SCANNED}). An address not found is written as it is: never wrong, only
+ * longer.
  */
 class ChangeFinder {
   /** The runs of consecutive changes of each store, `[start, end)`. */
   private readonly runs = new Map<string, [number, number][]>();
+  /** The index of the changes of each store of more than {@link SCANNED}, made when first needed. */
+  private readonly indexes = new Map<string, Map<string, number>>();
 
   constructor(private readonly changes: readonly ResourceChange[]) {}
 
@@ -148,12 +155,29 @@ class ChangeFinder {
     else this.runs.set(store, [[start, end]]);
   }
 
-  /** The index of a change with `address`, trying `next` first, among those of `stores`; -1 when none. */
-  find(address: string, next: number, stores: readonly string[]): number {
+  /** The index of a change with `address`, trying `next` first; -1 when none is found. */
+  find(address: string, next: number): number {
     if (this.changes[next]?.address === address) return next;
-    for (const store of [...stores, ""])
-      for (const [start, end] of this.runs.get(store) ?? [])
-        for (let i = start; i < end; i++) if (this.changes[i]!.address === address) return i;
+    const store = address.startsWith("client.")
+      ? ""
+      : address.startsWith("store[")
+        ? address.slice(6, address.indexOf("].", 6))
+        : undefined;
+    const runs = store === undefined ? undefined : this.runs.get(store);
+    if (!runs) return -1;
+    if (runs.reduce((n, [start, end]) => n + end - start, 0) > SCANNED) {
+      let index = this.indexes.get(store!);
+      if (!index) {
+        index = new Map();
+        for (const [start, end] of runs)
+          for (let i = start; i < end; i++)
+            if (!index.has(this.changes[i]!.address)) index.set(this.changes[i]!.address, i);
+        this.indexes.set(store!, index);
+      }
+      return index.get(address) ?? -1;
+    }
+    for (const [start, end] of runs)
+      for (let i = start; i < end; i++) if (this.changes[i]!.address === address) return i;
     return -1;
   }
 }
@@ -171,7 +195,7 @@ function encodeOperation(
   else if (body !== undefined) out.b = refs.out(values.ref(body, false));
   let previous = -1;
   out.A = addresses.map((a) => {
-    const i = changes.find(a, previous + 1, op.stores);
+    const i = changes.find(a, previous + 1);
     if (i === -1) return a;
     const delta = i - previous - 1;
     previous = i;

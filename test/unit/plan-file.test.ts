@@ -56,6 +56,25 @@ describe("format version 2", () => {
     expect(readFileSync(again, "utf8")).toBe(readFileSync(file, "utf8"));
   });
 
+  it("reads back what its rows do not derive: an address of its own, a call's address no change has, other fields", async () => {
+    const file = path.join(dir, "odd.json");
+    const [first, ...rest] = plan.changes;
+    const odd: Plan = {
+      ...plan,
+      changes: [{ ...first!, address: "store[elsewhere].item[X]", within: ["A", "B"], group: "G" }, ...rest],
+      operations: [
+        ...plan.operations,
+        {
+          ...plan.operations[0]!,
+          id: "extra",
+          addresses: ["store[nowhere].item[Y]", rest[5]!.address, rest[2]!.address],
+        },
+      ],
+    };
+    await writePlanFile(file, odd);
+    expect(asJson(await readPlanFile(file))).toEqual(asJson(odd));
+  });
+
   it("writes each resource once, however many stores get it, on lines of compact JSON", async () => {
     const file = path.join(dir, "once.json");
     await writePlanFile(file, plan);
