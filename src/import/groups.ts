@@ -120,10 +120,14 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
-/** The weekdays of a day key as the import writes them (`mon-fri,sun`), or undefined for another form. */
+/** The weekdays of a day key as the import writes them (`mon-fri,sun`, `daily`), or undefined for another form. */
 function weekdays(spec: string): string[] | undefined {
   const out: string[] = [];
   for (const part of spec.split(",")) {
+    if (part === "daily") {
+      out.push(...WEEK);
+      continue;
+    }
     const [from, to] = part.split("-");
     const a = WEEK.indexOf(from ?? "");
     const b = to === undefined ? a : WEEK.indexOf(to);

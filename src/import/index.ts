@@ -37,6 +37,7 @@ import { factorStores } from "./factor.js";
 import { factorGroups } from "./groups.js";
 import { importParts } from "./parts.js";
 import { catalogText, groupText, placeholderIntegrationId, projectText, storeText } from "./render.js";
+import { catalogInOrder, catalogRank, sectionsInCatalogOrder } from "./order.js";
 import { sanitizeStates } from "./sanitize.js";
 import type { ImportContext, ImportPart } from "../kinds/import-types.js";
 import type { CompanionFile } from "./emulator-state-copy.js";
@@ -144,26 +145,41 @@ export async function buildImport(
   const factoring = factorStores(sanitized, parts);
   // What sets of stores share beyond the catalog goes into group files (src/import/groups.ts).
   const grouping = factorGroups(factoring.stores, { chainDefaults: project !== undefined });
+  // Prices and exclusions in the catalog's order, as a person writes them (src/import/order.ts).
+  const ranks = new Map(factoring.catalogs.map((c) => [c.name, catalogRank([c.catalog])]));
+  const rankOf = (catalog: string) => ranks.get(catalog) ?? catalogRank([]);
+  const catalogOfStore = new Map(grouping.stores.map((s) => [s.state.store.key, s.file.catalog]));
   const withGroups: ProjectFile | undefined = project && {
     ...project,
     ...(grouping.groups.length > 0 ? { groups: "groups/*.yaml" } : {}),
-    ...(grouping.defaults ? { defaults: grouping.defaults as ProjectFile["defaults"] } : {}),
+    ...(grouping.defaults
+      ? {
+          defaults: sectionsInCatalogOrder(
+            grouping.defaults,
+            catalogRank(factoring.catalogs.map((c) => c.catalog)),
+          ) as ProjectFile["defaults"],
+        }
+      : {}),
   };
   const files: ImportFile[] = [
     ...(withGroups ? [{ path: "carte.yaml", text: projectText(withGroups), kind: "project" as const }] : []),
     ...factoring.catalogs.map((c) => ({
       path: `catalogs/${c.name}.yaml`,
-      text: catalogText(c.catalog, c.stores, ctx.currency),
+      text: catalogText(catalogInOrder(c.catalog), c.stores, ctx.currency),
       kind: "catalog" as const,
     })),
-    ...grouping.groups.map((g) => ({
-      path: `groups/${g.name}.yaml`,
-      text: groupText(g.file, g.stores, ctx.currency),
-      kind: "group" as const,
-    })),
+    ...grouping.groups.map((g) => {
+      const rank = rankOf(catalogOfStore.get(g.stores[0]!) ?? "");
+      const defaults = g.file.defaults && sectionsInCatalogOrder(g.file.defaults, rank);
+      return {
+        path: `groups/${g.name}.yaml`,
+        text: groupText({ ...g.file, ...(defaults ? { defaults } : {}) }, g.stores, ctx.currency),
+        kind: "group" as const,
+      };
+    }),
     ...grouping.stores.map((s) => ({
       path: `stores/${s.state.store.integrationId}.yaml`,
-      text: storeText(s.file, ctx.currency),
+      text: storeText(sectionsInCatalogOrder(s.file, rankOf(s.file.catalog)), ctx.currency),
       kind: "store" as const,
     })),
   ];

@@ -13,6 +13,19 @@ const PRICE_KEYS: ReadonlySet<string> = new Set(["price", "prices", "option_pric
 /** Keys whose values, or whose entries' values, are written inline: prices per currency, translations. */
 const INLINE_UNDER: ReadonlySet<string> = new Set(["price", "option_prices", "translations"]);
 
+/** Strings written in double quotes: a slot (`"11:00-01:00"`) and a day of the year (`"12-24"`). */
+const QUOTED = /^(?:[0-9]{1,2}:[0-9]{2}-[0-9]{1,2}:[0-9]{2}|[0-9]{2}-[0-9]{2})$/;
+
+/** The widest line a mapping is written on in the short form (`{A: 1, B: 2}`). */
+const SHORT_LINE = 100;
+
+/** About how long a value is on one line in flow form (`{A: 1, B: {C: 2}}`), for {@link SHORT_LINE}. */
+function flowLength(value: unknown): number {
+  if (value === null || typeof value !== "object") return String(value).length + 3;
+  const entries = Object.entries(value as Record<string, unknown>);
+  return 2 + entries.reduce((n, [k, v]) => n + k.length + 2 + flowLength(v) + 2, 0);
+}
+
 /**
  * Whether a mapping of scalars is a price per currency (under `price`, or an option's under
  * `option_prices`) or one language's translation (under `translations`).
@@ -39,6 +52,8 @@ export function yamlText(
   const doc = new Document(value);
   visit(doc, {
     Scalar(_, node, path) {
+      // Slots and days of the year in quotes, as docs/configuration.md asks people to write them.
+      if (typeof node.value === "string" && QUOTED.test(node.value)) node.type = "QUOTE_DOUBLE";
       if (typeof node.value !== "number" || !Number.isFinite(node.value)) return;
       const underPrice = path.some(
         (p) => isPair(p) && isScalar(p.key) && PRICE_KEYS.has(String(p.key.value)),
@@ -60,6 +75,11 @@ export function yamlText(
       if (isSeq(parent) && scalars) node.flow = true;
       // A price per currency and a language's translation on one line: `{COP: 24900, BRL: 29.90}`.
       if (currencies && scalars && isPair(parent) && inlineUnder(path)) node.flow = true;
+      // An option_prices that fits a line on one line, as people write it: `{CHEESE: 2000, BACON: 3500}`.
+      if (isPair(parent) && isScalar(parent.key) && parent.key.value === "option_prices") {
+        const indent = 2 * path.filter((p) => isMap(p) || isSeq(p)).length;
+        if (indent + "option_prices: ".length + flowLength(node.toJSON()) <= SHORT_LINE) node.flow = true;
+      }
     },
   });
   if (isMap(doc.contents)) {

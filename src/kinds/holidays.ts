@@ -31,7 +31,7 @@ import type { ConfigProblem } from "../errors.js";
 import { report } from "../source/problems.js";
 import { parseMonthDay } from "../time/days-and-slots.js";
 import type { KindImportPart } from "./import-types.js";
-import { slotText } from "./import-schedules.js";
+import { daySlotText } from "./import-schedules.js";
 import { sortedKeys } from "./import-values.js";
 import {
   HOLIDAY_OVERNIGHT,
@@ -179,7 +179,7 @@ const holidaysPart: KindImportPart = {
       const out: Record<string, string[]> = {};
       for (const date of sortedKeys(hours)) {
         const slots = hours[date] ?? [];
-        if (slots.length > 0) out[date] = slots.map(slotText);
+        if (slots.length > 0) out[date] = slots.map(daySlotText);
       }
       return Object.keys(out).length > 0 ? { holidays: out } : undefined;
     },

@@ -30,7 +30,7 @@ import { quote } from "../source/quote.js";
 import { parseCalendarDate } from "../calendar.js";
 import { dayWindow, type StoreClock } from "../time/clock.js";
 import type { KindImportPart } from "./import-types.js";
-import { slotText } from "./import-schedules.js";
+import { daySlotText } from "./import-schedules.js";
 import { byCodePoint } from "./import-values.js";
 import {
   HOLIDAY_OVERNIGHT,
@@ -295,7 +295,11 @@ const specialDaysPart: KindImportPart = {
       const days = Object.values(specialDaysState.get(state) ?? {});
       if (days.length === 0) return undefined;
       const list = days
-        .map((d) => ({ name: d.name, date: `${pad(d.month)}-${pad(d.day)}`, slots: d.slots.map(slotText) }))
+        .map((d) => ({
+          name: d.name,
+          date: `${pad(d.month)}-${pad(d.day)}`,
+          slots: d.slots.map(daySlotText),
+        }))
         .sort((a, b) => byCodePoint(a.date, b.date));
       return { special_days: list };
     },

@@ -25,7 +25,7 @@ import type { ConfigProblem } from "../errors.js";
 import { quote, report, where } from "../source/problems.js";
 import { parseDays } from "../time/days-and-slots.js";
 import type { KindImportPart } from "./import-types.js";
-import { daysText, slotText } from "./import-schedules.js";
+import { daysText, weekSlotsText } from "./import-schedules.js";
 import { fieldOf, type Detail } from "../show/view-model.js";
 import { slotsText } from "../show/words.js";
 import type { KindView } from "./show.js";
@@ -171,13 +171,16 @@ const hoursSection: ConfigSection<HoursLayer> = {
 type HoursIds = Partial<Record<Weekday, IdSlot[]>>;
 
 /**
- * The week as the files write it: days with the same slots share a key (`mon-fri`, `sat,sun`); every
- * day is written, closed days as `[]`, so that nothing is inherited by accident.
+ * The week as the files write it: days with the same slots share a key (`mon-fri`, `sat,sun`, `daily`);
+ * every day is written, closed days as `[]`, so that nothing is inherited by accident; a slot past
+ * midnight is written once, on the day it starts (`fri,sat: ["11:00-01:00"]`), and the end of a day as
+ * `24:00`.
  */
 export function hoursText(hours: Record<string, Slot[]>): Record<string, string[]> {
   const groups = new Map<string, string[]>();
+  const written = weekSlotsText(hours);
   for (const day of WEEKDAYS) {
-    const key = JSON.stringify((hours[day] ?? []).map(slotText));
+    const key = JSON.stringify(written[day] ?? []);
     groups.set(key, [...(groups.get(key) ?? []), day]);
   }
   const out: Record<string, string[]> = {};

@@ -92,7 +92,7 @@ describe("carte import", () => {
       store: { id: 800001, integration_id: "store-800001", name: "Store 800001" },
       catalog: "shared",
       // The store's settings as the platform has them: no hours yet, open.
-      hours: { "mon-sun": [] },
+      hours: { daily: [] },
       open: true,
     });
     expect(run.out).toContain("Imported 1 store into 1 catalog: shared (store-800001)");

@@ -62,7 +62,7 @@ describe("factoring imported stores", () => {
       overrides: { prices: { BURGER: 25900 } },
       availability: { unavailable: ["EGG"] },
     });
-    expect(byPath["stores/c.yaml"]).toMatchObject({ overrides: { exclude: ["AVOCADO", "CHEESE"] } });
+    expect(byPath["stores/c.yaml"]).toMatchObject({ overrides: { exclude: ["CHEESE", "AVOCADO"] } });
     expect(byPath["catalogs/shared.yaml"]).toMatchObject({
       name: "shared",
       modifier_groups: [{ sku: "EXTRAS", min: 0, max: 3 }],

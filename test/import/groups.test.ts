@@ -91,7 +91,7 @@ describe("carte import finds the chain", () => {
     // The catalog's burger is the north's price (a tie, the first store's); the south's is its group's.
     expect(byPath.get("groups/north.yaml")).toEqual({
       name: "north",
-      defaults: { overrides: { exclude: ["SHAKE"] }, hours: { "mon-sun": ["11:00-22:00"] } },
+      defaults: { overrides: { exclude: ["SHAKE"] }, hours: { daily: ["11:00-22:00"] } },
     });
     expect(byPath.get("groups/south.yaml")).toEqual({
       name: "south",

@@ -1158,7 +1158,7 @@ availability:
       path.join(out, "catalogs", readdirSync(path.join(out, "catalogs"))[0]!),
       "utf8",
     );
-    expect(catalog).toContain("option_prices:\n      isPrototypeOf: 5");
+    expect(catalog).toContain("option_prices: {isPrototypeOf: 5}");
     expect(readFileSync(path.join(out, "stores", "constructor.yaml"), "utf8")).toContain(
       "unavailable: [hasOwnProperty]",
     );
