@@ -28,6 +28,7 @@ import { bare, quote } from "../source/quote.js";
 import { choosePlatforms } from "../run/each-platform.js";
 import { printWarnings, type CliIo } from "./io.js";
 import { plural, printImported, printMergeNotes, readStores, reportUnwritable } from "./import-steps.js";
+import { withSchemaLines } from "../import/schema-lines.js";
 
 /** What `carte import` of a project of several platforms is asked (`ImportCommand` of src/cli/import.ts). */
 export interface CountriesImportOptions {
@@ -263,7 +264,9 @@ async function writeCountries(
 ): Promise<number> {
   const { outDir, shown } = at;
   const { countries } = read;
-  const result = await buildCountriesImport(countries, await projectOf(opts.config), countriesOf(scoped));
+  const built = await buildCountriesImport(countries, await projectOf(opts.config), countriesOf(scoped));
+  // Each file starts with the $schema line carte init writes (a comment: the files load the same).
+  const result = { ...built, files: await withSchemaLines(outDir, built.files) };
   if (result.problems.length > 0)
     throw new InternalError(
       `the imported files would not load back exactly:\n  ${result.problems.join("\n  ")}`,
@@ -304,7 +307,8 @@ async function mergeCountries(
 ): Promise<number> {
   const { outDir, shown, configOut } = at;
   const byName = new Map(targets.map((t) => [t.name, t.project]));
-  const result = await buildCountriesMerge(read.countries, byName, countriesOf(targets));
+  const merged = await buildCountriesMerge(read.countries, byName, countriesOf(targets));
+  const result = { ...merged, files: await withSchemaLines(outDir, merged.files) };
   if (result.problems.length > 0)
     throw new InternalError(
       `the imported files would not load back exactly:\n  ${result.problems.join("\n  ")}`,

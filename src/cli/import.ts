@@ -29,6 +29,7 @@ import {
   resolveStoreArgs,
   writeImportedProject,
   writeImport,
+  type ImportResult,
 } from "../import/index.js";
 import {
   EMULATOR_STATE,
@@ -37,7 +38,9 @@ import {
   stateCopyPlan,
 } from "../import/emulator-state-copy.js";
 import { PLACEHOLDER_NOTE, placeholderIntegrationId } from "../import/render.js";
-import type { StoreIdentity } from "../model.js";
+import { withSchemaLines } from "../import/schema-lines.js";
+import { withWrittenYears } from "../import/years.js";
+import type { StoreIdentity, StoreState } from "../model.js";
 import { DEFAULT_SAFETY } from "../plan/safety.js";
 import { escapeTerminal } from "../render/escape.js";
 import { DEFAULT_PARALLELISM } from "../platform/client.js";
@@ -98,6 +101,31 @@ async function sourceProject(opts: ImportCommand, io: CliIo): Promise<LoadedProj
   return bareProject(opts.config);
 }
 
+/** The files of a new project of the stores read from `project`'s platform (src/import/index.ts). */
+async function buildNewProject(states: readonly StoreState[], project: LoadedProject): Promise<ImportResult> {
+  const platform = project.platform && {
+    hosts: project.platform.hosts,
+    ...(project.platform.requestsPerSecond === DEFAULT_REQUESTS_PER_SECOND
+      ? {}
+      : { requestsPerSecond: project.platform.requestsPerSecond }),
+  };
+  return buildImport(
+    states,
+    projectFor(platform, project.currency?.code, keptSettings(project)),
+    undefined,
+    project.currency ? { currency: project.currency } : {},
+  );
+}
+
+/**
+ * What the new carte.yaml keeps of the project read: its `secrets_file:` (the same path relative to
+ * carte.yaml, with forward slashes).
+ */
+function keptSettings(project: LoadedProject): { secretsFile?: string } {
+  if (project.secretsFile === undefined) return {};
+  return { secretsFile: path.relative(project.root, project.secretsFile).split(path.sep).join("/") };
+}
+
 /** `carte import`. */
 export async function runImport(opts: ImportCommand, io: CliIo): Promise<number> {
   checkParallelism(opts.parallelism);
@@ -131,24 +159,15 @@ export async function runImport(opts: ImportCommand, io: CliIo): Promise<number>
     opts.stores,
     Object.values(project.desired.stores).map((s) => s.store),
   );
-  const states = await readStores(project, identities, opts.parallelism, io, opts.quiet);
+  // The platform knows no year of a special day: the project's files give it (src/import/years.ts).
+  const states = withWrittenYears(
+    await readStores(project, identities, opts.parallelism, io, opts.quiet),
+    project.desired.stores,
+  );
 
-  const result = target
-    ? await buildMerge(states, target)
-    : await buildImport(
-        states,
-        projectFor(
-          project.platform && {
-            hosts: project.platform.hosts,
-            ...(project.platform.requestsPerSecond === DEFAULT_REQUESTS_PER_SECOND
-              ? {}
-              : { requestsPerSecond: project.platform.requestsPerSecond }),
-          },
-          project.currency?.code,
-        ),
-        undefined,
-        project.currency ? { currency: project.currency } : {},
-      );
+  const built = target ? await buildMerge(states, target) : await buildNewProject(states, project);
+  // Each file starts with the $schema line carte init writes (a comment: the files load the same).
+  const result = { ...built, files: await withSchemaLines(outDir, built.files) };
   if (result.problems.length > 0) {
     throw new InternalError(
       `the imported files would not load back exactly:\n  ${result.problems.join("\n  ")}`,

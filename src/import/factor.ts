@@ -157,6 +157,8 @@ export function storeFileFor(
       name: state.store.name,
     },
     catalog: catalogName,
+    // The time zone the project read gives the store (the platform's menu API tells none).
+    ...(state.store.timeZone !== undefined ? { timezone: state.store.timeZone } : {}),
     ...(Object.keys(overrides).length > 0 ? { overrides } : {}),
   };
   for (const part of parts) {

@@ -94,6 +94,7 @@ const FAMILIES: readonly Family[] = [
   { name: "holidays", merge: "replace", skus: noSku },
   { name: "special_days", merge: "replace", skus: noSku },
   { name: "open", merge: "replace", skus: noSku },
+  { name: "timezone", merge: "replace", skus: noSku },
   { name: "webhooks", merge: "all", skus: noSku },
 ];
 const FAMILY = new Map(FAMILIES.map((f) => [f.name, f]));
@@ -176,6 +177,7 @@ function entriesOf(file: StoreFile): Entries {
     }
   }
   if (typeof f.open === "boolean") add("open", "", f.open);
+  if (typeof f.timezone === "string") add("timezone", "", f.timezone);
   if (isRecord(f.webhooks)) for (const [event, v] of Object.entries(f.webhooks)) add("webhooks", event, v);
   return out;
 }
@@ -336,6 +338,8 @@ function sectionsOf(entries: Iterable<Entry>): Record<string, unknown> {
   const by = new Map<string, Entry[]>();
   for (const e of entries) by.set(e.family, [...(by.get(e.family) ?? []), e]);
   const out: Record<string, unknown> = {};
+  const zone = by.get("timezone");
+  if (zone) out.timezone = zone[0]!.value;
   const overrides: Record<string, unknown> = {};
   for (const family of READ_OVERRIDES) {
     const list = by.get(family);
@@ -375,6 +379,7 @@ function sectionsOf(entries: Iterable<Entry>): Record<string, unknown> {
 
 /** The sections {@link entriesOf} reads: a store file keeps every other key as it is. */
 const READ_KEYS = new Set([
+  "timezone",
   "overrides",
   "hours",
   "holidays",

@@ -149,8 +149,10 @@ export async function buildImport(
   const ranks = new Map(factoring.catalogs.map((c) => [c.name, catalogRank([c.catalog])]));
   const rankOf = (catalog: string) => ranks.get(catalog) ?? catalogRank([]);
   const catalogOfStore = new Map(grouping.stores.map((s) => [s.state.store.key, s.file.catalog]));
+  // Keys in the schema's order: `secrets_file:` after `defaults:`.
+  const { secrets_file: secretsFile, ...head } = project ?? ({} as Partial<ProjectFile>);
   const withGroups: ProjectFile | undefined = project && {
-    ...project,
+    ...(head as ProjectFile),
     ...(grouping.groups.length > 0 ? { groups: "groups/*.yaml" } : {}),
     ...(grouping.defaults
       ? {
@@ -160,6 +162,7 @@ export async function buildImport(
           ) as ProjectFile["defaults"],
         }
       : {}),
+    ...(secretsFile !== undefined ? { secrets_file: secretsFile } : {}),
   };
   const files: ImportFile[] = [
     ...(withGroups ? [{ path: "carte.yaml", text: projectText(withGroups), kind: "project" as const }] : []),
@@ -206,16 +209,19 @@ function platformAddresses(hosts: PlatformHosts): { base_url: string } | { hosts
 }
 
 /**
- * The carte.yaml of an import: the currency of the project read (when it declares one), the same
- * platform as the one read (the same address of every API group), the files just written.
+ * The carte.yaml of an import: the currency of the project read (when it declares one), its
+ * `secrets_file:` (`kept.secretsFile`, relative to carte.yaml as written there), the same platform as
+ * the one read (the same address of every API group), the files just written.
  */
 export function projectFor(
   platform: { hosts: PlatformHosts; requestsPerSecond?: number } | undefined,
   currency?: string,
+  kept: { secretsFile?: string } = {},
 ): ProjectFile {
   return {
     version: 1,
     ...(currency !== undefined ? { currency } : {}),
+    ...(kept.secretsFile !== undefined ? { secrets_file: kept.secretsFile } : {}),
     ...(platform
       ? {
           platform: {

@@ -94,6 +94,19 @@ export function yamlText(
   return doc.toString({ lineWidth: 110, flowCollectionPadding: false });
 }
 
+/** Stores a header comment names before it counts the rest. */
+const NAMED_STORES = 3;
+
+/**
+ * The stores of a file's header comment, on one short line: `store a`, `stores a, b, c`, or the first
+ * few and how many more (`stores a, b, c and 87 more`), never a line that lists a chain's every store.
+ */
+export function storesNamed(stores: readonly string[]): string {
+  if (stores.length === 1) return `store ${stores[0]}`;
+  if (stores.length <= NAMED_STORES + 1) return `stores ${stores.join(", ")}`;
+  return `stores ${stores.slice(0, NAMED_STORES).join(", ")} and ${stores.length - NAMED_STORES} more`;
+}
+
 /**
  * The text of an imported catalog (prices with the currency's decimals, when one is given; a price per
  * currency with the decimals of each of `currencies`, the project's).
@@ -111,10 +124,9 @@ export function catalogText(
     ...(catalog.categories ? { categories: catalog.categories } : {}),
     ...(catalog.menus ? { menus: catalog.menus } : {}),
   };
-  const who = stores.length === 1 ? `store ${stores[0]}` : `stores ${stores.join(", ")}`;
   return yamlText(
     ordered,
-    `Imported by carte import: the catalog of ${who}.\n` +
+    `Imported by carte import: the catalog of ${storesNamed(stores)}.\n` +
       "Each store file names it and says what differs there (prices, what it does not sell).",
     currency,
     currencies,
@@ -125,7 +137,7 @@ export function catalogText(
 export function groupText(group: GroupFile, stores: readonly string[], currency?: Currency): string {
   return yamlText(
     group,
-    `Imported by carte import: what stores ${stores.join(", ")} share.\n` +
+    `Imported by carte import: what ${storesNamed(stores)} share.\n` +
       "Each of them joins it with group: and its file says only what differs there.",
     currency,
   );

@@ -297,7 +297,8 @@ const specialDaysPart: KindImportPart = {
       const list = days
         .map((d) => ({
           name: d.name,
-          date: `${pad(d.month)}-${pad(d.day)}`,
+          // A day the project read dates fully keeps its year (src/import/years.ts); the platform has none.
+          date: `${d.year === undefined ? "" : `${d.year}-`}${pad(d.month)}-${pad(d.day)}`,
           slots: d.slots.map(daySlotText),
         }))
         .sort((a, b) => byCodePoint(a.date, b.date));

@@ -100,3 +100,20 @@ describe("carte import keeps the catalog's order", () => {
     expect(north).toContain("exclude: [TEA, COFFEE]");
   });
 });
+
+describe("carte import's header comments", () => {
+  it("name a few stores and count the rest, on a short line", async () => {
+    const many = Array.from({ length: 40 }, (_, i) =>
+      shop(`north-${String(i).padStart(4, "0")}`, String(1000 + i), i % 2 === 0 ? "north" : "south"),
+    );
+    const result = await buildImport(many, projectFor(undefined));
+    expect(result.problems).toEqual([]);
+    const catalog = result.files.find((f) => f.path === "catalogs/shared.yaml")!.text;
+    const first = catalog.split("\n")[0]!;
+    expect(first).toBe(
+      "# Imported by carte import: the catalog of stores north-0000, north-0001, north-0002 and 37 more.",
+    );
+    for (const f of result.files)
+      for (const line of f.text.split("\n")) expect(line.length).toBeLessThan(120);
+  });
+});

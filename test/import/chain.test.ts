@@ -4,7 +4,7 @@
  * stores share as carte.yaml defaults, an empty plan, and the same bytes on a second import.
  */
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -79,7 +79,7 @@ describe("carte import on the example chain", () => {
       }),
     });
     for (const f of storeFiles) {
-      expect(files[f]).toMatch(/^# Imported by carte import/);
+      expect(files[f]).toMatch(/^# yaml-language-server: \$schema=.*\n# Imported by carte import/);
       // The example's own prices and exclusions, against one catalog; availability as it was.
       const original = parse(readFileSync(path.join(repoRoot, "examples/chain", f), "utf8")) as Record<
         string,
@@ -115,5 +115,50 @@ describe("carte import on the example chain", () => {
     expect(rerun.code).toBe(0);
     expect(rerun.out).not.toMatch(/created|updated/);
     expect(rerun.err).toContain("carte.yaml and every existing file were left as they are");
+  });
+
+  it("keeps the project's secrets_file, timezone and a dated special day, and writes init's $schema lines", async () => {
+    const fx = await exampleAgainstEmulator(storeFiles);
+    cleanups.push(fx.close);
+    const config = readFileSync(fx.config, "utf8")
+      .replace(/^version: 1$/m, "version: 1\nsecrets_file: .carte/secrets.json")
+      .replace(/^defaults:$/m, "defaults:\n  timezone: America/Bogota");
+    writeFileSync(fx.config, config);
+    // A special day of one year only, ten days from now (applied: the same day a year before has ended).
+    const date = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    const centroFile = path.join(fx.dir, "stores", "bog-centro.yaml");
+    writeFileSync(
+      centroFile,
+      readFileSync(centroFile, "utf8") +
+        `special_days:\n  - { name: Aniversario, date: "${date}", slots: ["10:00-14:00"] }\n`,
+    );
+    const applied = await carte(["apply", "--auto-approve", "-q", "-c", fx.config]);
+    expect(applied.code).toBe(0);
+
+    const out = tempDir();
+    const args = ["import", "-q", "--store", "900101,900102,900201", "-c", fx.config, "--out", out];
+    const imported = await carte(args);
+    expect(imported.code).toBe(0);
+    const files = readTree(out);
+    const project = parse(files["carte.yaml"]!) as Record<string, unknown>;
+    expect(project.secrets_file).toBe(".carte/secrets.json");
+    expect(project.defaults).toMatchObject({ timezone: "America/Bogota" });
+    // Dated as it was written, not `MM-DD` of every year.
+    const centro = parse(files["stores/bog-centro.yaml"]!) as { special_days: unknown[] };
+    expect(centro.special_days).toContainEqual({ name: "Aniversario", date, slots: ["10:00-14:00"] });
+    // Each YAML file starts with the $schema line carte init writes (a folder outside any package).
+    const schemas = "node_modules/@carte-oss/carte/schemas/config";
+    expect(files["carte.yaml"]).toMatch(
+      new RegExp(`^# yaml-language-server: \\$schema=${schemas}/project\\.schema\\.json\n`),
+    );
+    expect(files["catalogs/shared.yaml"]).toMatch(
+      new RegExp(`^# yaml-language-server: \\$schema=\\.\\./${schemas}/catalog\\.schema\\.json\n`),
+    );
+    expect(files["stores/bog-centro.yaml"]).toMatch(
+      new RegExp(`^# yaml-language-server: \\$schema=\\.\\./${schemas}/store\\.schema\\.json\n`),
+    );
+    const plan = await carte(["plan", "--detailed-exitcode", "-c", path.join(out, "carte.yaml")]);
+    expect(plan.out).toContain("No changes");
+    expect(plan.code).toBe(0);
   });
 });
