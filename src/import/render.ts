@@ -37,7 +37,8 @@ function inlineUnder(path: readonly unknown[]): boolean {
 }
 
 /**
- * YAML text of a value with a comment on top: short lists and small mappings of lists written inline.
+ * YAML text of a value with a comment on top: short lists and small mappings of lists written inline,
+ * and (unless `compact`) a blank line between top-level keys.
  * With a currency, every price (a number under a `price`, `prices` or `option_prices` key) is written
  * with the currency's decimals, as the currency is written: `39.90` and `10.00` in BRL, `24900` in COP.
  * Such a scalar is still a plain YAML number (the loader reads `39.90` as 39.9, and its text has the
@@ -48,6 +49,7 @@ export function yamlText(
   comment: string,
   currency?: Currency,
   currencies?: ReadonlyMap<string, Currency>,
+  compact = false,
 ): string {
   const doc = new Document(value);
   visit(doc, {
@@ -73,6 +75,15 @@ export function yamlText(
       const parent = path[path.length - 1];
       const scalars = node.items.every((p) => isPair(p) && isScalar(p.value));
       if (isSeq(parent) && scalars) node.flow = true;
+      // A special day on one line when it fits, as people write it: `{name: X, date: "12-24", slots: [...]}`.
+      const list = path[path.length - 2];
+      if (isSeq(parent) && isPair(list) && isScalar(list.key) && list.key.value === "special_days") {
+        const flat = node.items.every(
+          (p) =>
+            isPair(p) && (isScalar(p.value) || (isSeq(p.value) && p.value.items.every((i) => isScalar(i)))),
+        );
+        if (flat && 2 * path.length + flowLength(node.toJSON()) <= SHORT_LINE) node.flow = true;
+      }
       // A price per currency and a language's translation on one line: `{COP: 24900, BRL: 29.90}`.
       if (currencies && scalars && isPair(parent) && inlineUnder(path)) node.flow = true;
       // An option_prices that fits a line on one line, as people write it: `{CHEESE: 2000, BACON: 3500}`.
@@ -82,7 +93,8 @@ export function yamlText(
       }
     },
   });
-  if (isMap(doc.contents)) {
+  // A blank line between the sections of a long file; a store file, short, is written without.
+  if (isMap(doc.contents) && !compact) {
     doc.contents.items.forEach((pair, i) => {
       if (i > 0 && isScalar(pair.key)) pair.key.spaceBefore = true;
     });
@@ -163,7 +175,13 @@ export const PLACEHOLDER_NOTE =
  * placeholder integration id ({@link placeholderIntegrationId}) is marked as such beside it.
  */
 export function storeText(file: StoreFile, currency?: Currency, platform?: string): string {
-  const text = yamlText(file, `Imported by carte import: store ${file.store.integration_id}.`, currency);
+  const text = yamlText(
+    file,
+    `Imported by carte import: store ${file.store.integration_id}.`,
+    currency,
+    undefined,
+    true,
+  );
   const iid = file.store.integration_id;
   const id = String(file.store.id);
   if (

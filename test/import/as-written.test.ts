@@ -7,7 +7,9 @@
  */
 
 import { describe, expect, it } from "vitest";
+import type { StoreFile } from "../../src/generated/config.js";
 import { buildImport, projectFor } from "../../src/import/index.js";
+import { storeText } from "../../src/import/render.js";
 import { hoursState } from "../../src/kinds/store-schedule.js";
 import { WEEKDAYS, type Slot, type StoreState, type Weekday } from "../../src/model.js";
 import { catalogOf, group, item, store } from "../helpers/builders.js";
@@ -115,5 +117,28 @@ describe("carte import's header comments", () => {
     );
     for (const f of result.files)
       for (const line of f.text.split("\n")) expect(line.length).toBeLessThan(120);
+  });
+});
+
+describe("carte import's store files", () => {
+  it("are written without blank lines, a special day on one line", async () => {
+    const text = storeText({
+      store: { id: 1, integration_id: "north-1", name: "North 1" },
+      catalog: "shared",
+      special_days: [{ name: "Aniversario", date: "10-15", slots: ["12:00-22:00"] }],
+    } as StoreFile);
+    expect(text).toBe(
+      [
+        "# Imported by carte import: store north-1.",
+        "",
+        "store:",
+        "  id: 1",
+        "  integration_id: north-1",
+        "  name: North 1",
+        "catalog: shared",
+        'special_days:\n  - {name: Aniversario, date: "10-15", slots: ["12:00-22:00"]}',
+        "",
+      ].join("\n"),
+    );
   });
 });
