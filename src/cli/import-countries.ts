@@ -29,6 +29,7 @@ import { choosePlatforms } from "../run/each-platform.js";
 import { printWarnings, type CliIo } from "./io.js";
 import { plural, printImported, printMergeNotes, readStores, reportUnwritable } from "./import-steps.js";
 import { withSchemaLines } from "../import/schema-lines.js";
+import { withWrittenYears } from "../import/years.js";
 
 /** What `carte import` of a project of several platforms is asked (`ImportCommand` of src/cli/import.ts). */
 export interface CountriesImportOptions {
@@ -216,7 +217,9 @@ async function readCountries(
         throw err;
       },
     );
-    countries.push({ name: s.name, currency, language: s.project.platformOf?.language, states });
+    // The platform knows no year of a special day: the project's files give it (src/import/years.ts).
+    const dated = withWrittenYears(states, s.project.desired.stores);
+    countries.push({ name: s.name, currency, language: s.project.platformOf?.language, states: dated });
     read.push(s);
   }
   return { countries, read };
