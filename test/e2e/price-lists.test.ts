@@ -92,15 +92,15 @@ describe("a group price list", () => {
     // The files' names, not the platform's.
     expect(explained.out).toMatch(/\n {2}modifier_groups: +\[/);
     expect(explained.out).not.toContain("children");
-    expect(explained.out).toMatch(/overrides \$27\.900 at .*catalogs\/shared\.yaml:16:12/);
+    expect(explained.out).toMatch(/overrides \$27\.900 at .*catalogs\/shared\.yaml:17:12/);
     // The store's own price wins over the group's, which it hides.
     const own = await carte(["explain", "store[cali-6].item[PIZZA-MARGHERITA]", "-c", config]);
     expect(own.out).toMatch(
-      /price: +\$26\.500\n +from .*stores\/cali-6\.yaml:8:31\n +overrides \$25\.900 at .*groups\/cali\.yaml:7:25\n +overrides \$24\.900 at .*catalogs\/shared\.yaml:10:12/,
+      /price: +\$26\.500\n +from .*stores\/cali-6\.yaml:8:31\n +overrides \$25\.900 at .*groups\/cali\.yaml:7:25\n +overrides \$24\.900 at .*catalogs\/shared\.yaml:11:12/,
     );
     // A store outside the group keeps the catalog's price.
     const other = await carte(["explain", "store[bog-1].item[PIZZA-PEPPERONI]", "-c", config]);
-    expect(other.out).toMatch(/price: +\$27\.900\n +from .*catalogs\/shared\.yaml:16:12\n/);
+    expect(other.out).toMatch(/price: +\$27\.900\n +from .*catalogs\/shared\.yaml:17:12\n/);
 
     expect((await carte(["apply", "--auto-approve", "-q", "-c", config])).code).toBe(0);
     expect((await carte(["plan", "--detailed-exitcode", "-q", "-c", config])).code).toBe(0);
