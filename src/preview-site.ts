@@ -21,7 +21,7 @@ import {
 import { FileWriteError } from "./errors.js";
 import type { LoadedProject } from "./config/index.js";
 import type { StoreState } from "./model.js";
-import type { Plan } from "./plan/types.js";
+import type { Plan, ResourceChange } from "./plan/types.js";
 import { platformImageHosts, renderIndex, renderStorePage, storeFileName } from "./render/menu-pages.js";
 
 /**
@@ -228,10 +228,19 @@ export async function writePreview(options: PreviewOptions): Promise<WrittenPrev
   );
   // The image hosts of the whole site: a new store's photos on the platform's host are drawn too.
   const imageHosts = platformImageHosts(plan, states);
+  // Each store's changes, gathered once: a page given the whole plan would look through every
+  // store's changes (millions in a plan from empty of thousands of stores) for its own.
+  const byStore = new Map<string, ResourceChange[]>();
+  for (const c of plan.changes) {
+    const list = byStore.get(c.store);
+    if (list) list.push(c);
+    else byStore.set(c.store, [c]);
+  }
   try {
     for (const store of plan.stores) {
       const page = path.join(out, "stores", storeFileName(store.key));
-      await write(page, renderStorePage(plan, store, states.get(store.key), imageHosts));
+      const own = { ...plan, changes: byStore.get(store.key) ?? [] };
+      await write(page, renderStorePage(own, store, states.get(store.key), imageHosts));
       pages.push(page);
     }
     await write(index, renderIndex(plan));

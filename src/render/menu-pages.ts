@@ -265,7 +265,9 @@ function pageOf(
   const byKind = new Map<string, KindChange[]>();
   for (const [at, c] of changes) {
     const kind = at.slice(0, at.indexOf("\u0000"));
-    byKind.set(kind, [...(byKind.get(kind) ?? []), c]);
+    const list = byKind.get(kind);
+    if (list) list.push(c);
+    else byKind.set(kind, [c]);
   }
   return {
     state,
@@ -292,15 +294,16 @@ export function renderStorePage(
   // The changes the kinds draw, by kind and key; those of the other kinds are only counted.
   const changes = new Map<string, KindChange>();
   let others = 0;
+  let count = 0;
   for (const c of plan.changes) {
     if (c.store !== store.key) continue;
+    count++;
     const kind = kindOf(c);
     if (kind?.preview) changes.set(`${kind.name}\u0000${c.key}`, c);
     else others++;
   }
   const v = pageOf(plan, state, changes, imageHosts);
   const parts = kinds.flatMap((k) => (k.preview?.page ? [k.preview.page(v)] : []));
-  const count = [...plan.changes].filter((c) => c.store === store.key).length;
   const body =
     `<header><p><a href="../index.html">All stores</a></p>` +
     `<h1>${t(store.name)} <code>${t(store.key)}</code></h1>` +

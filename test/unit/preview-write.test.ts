@@ -77,3 +77,31 @@ describe("writing a preview", () => {
     expect(readFileSync(written.index, "utf8")).toContain("2 of 2 stores change (2 changes in the plan).");
   });
 });
+
+describe("a preview of many stores", () => {
+  it("goes through the plan's changes a bounded number of times, not once per store", async () => {
+    // 300 stores, each with a price changed: a page that looked through every store's changes for its
+    // own read 300 × 300 changes (a plan from empty of 10,000 stores: 10,000 × 6.3 million).
+    const keys = Array.from({ length: 300 }, (_, i) => `s${i}`);
+    const many = desired(...keys.map((k) => withSoup(k, 120)));
+    const big = buildPlan(many, current(...keys.map((k) => withSoup(k, 100))));
+    expect(big.changes.length).toBe(300);
+    let reads = 0;
+    const counted = new Proxy(big.changes, {
+      get(target, prop, receiver) {
+        if (typeof prop === "string" && /^\d+$/.test(prop)) reads++;
+        return Reflect.get(target, prop, receiver) as unknown;
+      },
+    });
+    const out = mkdtempSync(path.join(tmpdir(), "carte-preview-many-"));
+    const written = await writePreview({
+      plan: { ...big, changes: counted },
+      project: { desired: many },
+      out,
+      root: out,
+      select: "all",
+    });
+    expect(written.stores).toBe(300);
+    expect(reads).toBeLessThan(300 * 10);
+  });
+});
