@@ -51,7 +51,7 @@ function* planFileChunks(plan: Plan): Generator<string> {
 /**
  * The most bytes of a plan file of format version 2 `carte show`, `carte preview --plan` and `carte
  * apply FILE` read: 1 GiB. A plan that uploads the benchmark's catalog (616 entries) to 10,000 empty
- * stores takes about 300 MB (docs/performance.md, "Saved plans"); a plan of routine changes, far less.
+ * stores takes 326 MB (docs/performance.md, "Saved plans"); a plan of routine changes, far less.
  * The file is read a line at a time: memory holds the plan, each distinct resource once, not the text.
  */
 export const MAX_PLAN_FILE_BYTES = 1024 * 1024 * 1024;
