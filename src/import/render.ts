@@ -13,8 +13,11 @@ const PRICE_KEYS: ReadonlySet<string> = new Set(["price", "prices", "option_pric
 /** Keys whose values, or whose entries' values, are written inline: prices per currency, translations. */
 const INLINE_UNDER: ReadonlySet<string> = new Set(["price", "option_prices", "translations"]);
 
-/** Strings written in double quotes: a slot (`"11:00-01:00"`) and a day of the year (`"12-24"`). */
-const QUOTED = /^(?:[0-9]{1,2}:[0-9]{2}-[0-9]{1,2}:[0-9]{2}|[0-9]{2}-[0-9]{2})$/;
+/**
+ * Strings written in double quotes: a slot (`"11:00-01:00"`), a day of the year (`"12-24"`) and a date
+ * (`"2026-12-14"`, which YAML 1.1 tools would read as a timestamp).
+ */
+const QUOTED = /^(?:[0-9]{1,2}:[0-9]{2}-[0-9]{1,2}:[0-9]{2}|(?:[0-9]{4}-)?[0-9]{2}-[0-9]{2})$/;
 
 /** The widest line a mapping is written on in the short form (`{A: 1, B: 2}`). */
 const SHORT_LINE = 100;

@@ -146,6 +146,7 @@ describe("carte import on the example chain", () => {
     // Dated as it was written, not `MM-DD` of every year.
     const centro = parse(files["stores/bog-centro.yaml"]!) as { special_days: unknown[] };
     expect(centro.special_days).toContainEqual({ name: "Aniversario", date, slots: ["10:00-14:00"] });
+    expect(files["stores/bog-centro.yaml"]).toContain(`date: "${date}"`);
     // Each YAML file starts with the $schema line carte init writes (a folder outside any package).
     const schemas = "node_modules/@carte-oss/carte/schemas/config";
     expect(files["carte.yaml"]).toMatch(
