@@ -28,6 +28,7 @@ import { byCodePoint, mostCommon } from "../kinds/import-values.js";
 import { factorStores, storeFileFor, type ImportedCatalog, type ImportedStore } from "./factor.js";
 import { factorGroups, type ImportedGroup } from "./groups.js";
 import { importParts } from "./parts.js";
+import { catalogInOrder, catalogRank, sectionsInCatalogOrder } from "./order.js";
 import { catalogText, groupText, projectText, storeText } from "./render.js";
 import type { ImportResult } from "./result.js";
 import { verifyFiles, type ImportFile } from "./round-trip.js";
@@ -406,6 +407,10 @@ export async function buildCountriesImport(
   const { catalogs, stores: files } = factorCountries(states, platformOf, all, parts);
   const writing = countriesWriting(all);
   const grouping = groupsPerPlatform(files, countries, platformOf);
+  // Prices and exclusions in the catalog's order, as a person writes them (src/import/order.ts).
+  const ranks = new Map(catalogs.map((c) => [c.name, catalogRank([c.catalog])]));
+  const rankOf = (catalog: string | undefined) => ranks.get(catalog ?? "") ?? catalogRank([]);
+  const catalogOfStore = new Map(grouping.stores.map((s) => [s.state.store.key, s.file.catalog]));
   const written: ImportFile[] = [
     {
       path: "carte.yaml",
@@ -414,19 +419,32 @@ export async function buildCountriesImport(
     },
     ...catalogs.map((c) => ({
       path: `catalogs/${c.name}.yaml`,
-      text: countriesCatalogText(c, writing),
+      text: countriesCatalogText({ ...c, catalog: catalogInOrder(c.catalog) }, writing),
       kind: "catalog" as const,
     })),
     ...grouping.groups.map((g) => ({
       path: `groups/${g.name}.yaml`,
-      text: groupText(g.file, g.stores, g.platform.currency),
+      text: groupText(
+        {
+          ...g.file,
+          ...(g.file.defaults
+            ? { defaults: sectionsInCatalogOrder(g.file.defaults, rankOf(catalogOfStore.get(g.stores[0]!))) }
+            : {}),
+        },
+        g.stores,
+        g.platform.currency,
+      ),
       kind: "group" as const,
     })),
     ...grouping.stores.map((s) => {
       const country = platformOf.get(s.state.store.key)!;
       return {
         path: `stores/${s.state.store.integrationId}.yaml`,
-        text: storeText(s.file, country.currency, country.name),
+        text: storeText(
+          sectionsInCatalogOrder(s.file, rankOf(s.file.catalog)),
+          country.currency,
+          country.name,
+        ),
         kind: "store" as const,
       };
     }),
