@@ -24,7 +24,8 @@
 //   --save-plan       instead of the steps below: the plan from empty saved as one file (`carte plan --out`),
 //                     its size, the time to save and to read it (median of 3) and peak RSS; then
 //                     `carte show FILE` and `carte preview --plan FILE` through the CLI, timed
-//   --apply-saved     with --save-plan: then `carte apply FILE` of that plan, timed
+//   --apply-saved     the plan from empty saved, then `carte apply FILE` of that plan, timed (after the
+//                     figures of --save-plan when it is given too)
 //   --preview         with --scope-changed: instead, the menu preview the GitHub Action uploads for that
 //                     one-price pull request (src/preview-site.ts, planned with --base HEAD), of the changed
 //                     store and of all stores: files, bytes, the zip the artifact would be, time to write
@@ -847,14 +848,14 @@ async function main() {
 
     const run = async (message) => child("carte", { config, parallelism, ...message }).first;
 
-    if (values["save-plan"]) {
+    if (values["save-plan"] || values["apply-saved"]) {
       await savedPlanFigures({
         dir,
         config,
-        parallelism,
         latency,
         run,
         emulator,
+        views: values["save-plan"],
         apply: values["apply-saved"],
       });
       return;
@@ -1047,7 +1048,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
  * --save-plan: the plan from empty of the whole chain saved as one file, read back (median of 3), shown
  * and previewed through the CLI, and with `apply` applied from the file.
  */
-async function savedPlanFigures({ dir, config, latency, run, emulator, apply }) {
+async function savedPlanFigures({ dir, config, latency, run, emulator, views, apply }) {
   const { statSync } = await import("node:fs");
   await emulator.ask({ type: "latency", ms: latency });
   const planFile = path.join(dir, "plan.json");
@@ -1061,6 +1062,20 @@ async function savedPlanFigures({ dir, config, latency, run, emulator, apply }) 
       `${Math.round(bytes / Math.max(1, saved.summary.stores))} bytes a store); ${changes} changes, ` +
       `${saved.summary.operations} calls; plan ${s(saved.planMs)}, save ${s(saved.saveMs)}; peak RSS ${saved.peakRssMiB.toFixed(0)} MiB`,
   );
+  if (views) await viewFigures({ dir, config, planFile });
+  if (!apply) return;
+  const applied = await run({ command: "apply", planFile });
+  const calls = await emulator.ask({ type: "take" });
+  if (applied.failed > 0 || applied.pending > 0)
+    throw new Error("the apply of the saved plan did not converge");
+  console.log(
+    `carte apply FILE          ${s(applied.runMs)} (calls and verification ${s(applied.applyMs)}); ` +
+      `${calls.writes} writes; peak RSS ${applied.peakRssMiB.toFixed(0)} MiB`,
+  );
+}
+
+/** --save-plan: the saved plan read (median of 3), then shown and previewed through the CLI. */
+async function viewFigures({ dir, config, planFile }) {
   const reads = [];
   for (let k = 0; k < 3; k++) reads.push(await child("load", { planFile }).first);
   console.log(
@@ -1096,15 +1111,6 @@ async function savedPlanFigures({ dir, config, latency, run, emulator, apply }) 
     rmSync(path.join(dir, "preview"), { recursive: true, force: true });
     console.log(`carte preview --plan FILE ${s(pv.ms)} end to end; peak RSS ${pv.peakRssMiB.toFixed(0)} MiB`);
   });
-  if (!apply) return;
-  const applied = await run({ command: "apply", planFile });
-  const calls = await emulator.ask({ type: "take" });
-  if (applied.failed > 0 || applied.pending > 0)
-    throw new Error("the apply of the saved plan did not converge");
-  console.log(
-    `carte apply FILE          ${s(applied.runMs)} (calls and verification ${s(applied.applyMs)}); ` +
-      `${calls.writes} writes; peak RSS ${applied.peakRssMiB.toFixed(0)} MiB`,
-  );
 }
 
 /** Child: reads a saved plan as `carte apply FILE` and as `carte show FILE` do, each timed. */
