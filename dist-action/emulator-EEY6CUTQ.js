@@ -61,7 +61,7 @@ import {
   typeList,
   typePhrase,
   writeFileAtomic
-} from "./chunk-IP6WKRYS.js";
+} from "./chunk-QOPKHCSM.js";
 import {
   __commonJS,
   __toESM

@@ -43709,7 +43709,10 @@ async function writeFileAtomic(file, data, options) {
     tmp = path.join(dir, `${tempPrefix(absolute)}${process.pid}-${randomBytes(6).toString("hex")}`);
     const handle = await open3(tmp, TEMP_FLAGS, options.mode ?? PRIVATE_FILE_MODE);
     try {
-      await handle.writeFile(data, typeof data === "string" ? "utf8" : void 0);
+      await handle.writeFile(
+        data,
+        typeof data === "string" || !(data instanceof Uint8Array) ? "utf8" : void 0
+      );
       if (durable) await handle.sync();
     } finally {
       await handle.close();
