@@ -83,6 +83,17 @@ export function previewPlan(plan: Plan, select: PreviewSelection = "all", change
 }
 
 /**
+ * The plan with other changes, its own properties as they are (a spread would read its `checksums`,
+ * which a plan made without them refuses).
+ */
+function withChanges(plan: Plan, changes: readonly ResourceChange[]): Plan {
+  return Object.create(Object.getPrototypeOf(plan) as object | null, {
+    ...Object.getOwnPropertyDescriptors(plan),
+    changes: { value: changes, enumerable: true },
+  }) as Plan;
+}
+
+/**
  * The file in a preview's folder that lists the store pages the preview wrote (`stores/<file>.html`), so
  * that the next preview in the folder removes those of stores it no longer shows, and nothing else: the
  * folder may hold files of the user's, pages named like a store's included.
@@ -239,7 +250,7 @@ export async function writePreview(options: PreviewOptions): Promise<WrittenPrev
   try {
     for (const store of plan.stores) {
       const page = path.join(out, "stores", storeFileName(store.key));
-      const own = { ...plan, changes: byStore.get(store.key) ?? [] };
+      const own = withChanges(plan, byStore.get(store.key) ?? []);
       await write(page, renderStorePage(own, store, states.get(store.key), imageHosts));
       pages.push(page);
     }
