@@ -178,7 +178,7 @@ describe("time-bound states", () => {
     const saved = path.join(dir, "plan.json");
     expect((await carte(["plan", "-c", config, "--out", saved], evening)).code).toBe(0);
     const json = readFileSync(saved, "utf8");
-    expect(json).toContain('"after": "off until 18:00 (2099-11-26T18:00:00-05:00)"');
+    expect(json).toContain('"after":"off until 18:00 (2099-11-26T18:00:00-05:00)"');
     expect(json).not.toMatch(/\(today\)|\(tomorrow\)/);
     const nextDay = await carte(["show", saved], { CARTE_NOW: "2099-11-27T12:00:00-05:00" });
     expect(nextDay.out).toMatch(

@@ -483,7 +483,7 @@ describe("saved plans", () => {
     }
     // The price of an item becomes 1 in the operation's body.
     const text = readFileSync(file, "utf8");
-    const edited = text.replace(/"price": (\d+)/, '"price": 1');
+    const edited = text.replace(/"price":(\d+)/, '"price":1');
     expect(edited).not.toBe(text);
     writeFileSync(file, edited);
     const before = f.emu.requests.length;
