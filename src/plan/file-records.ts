@@ -274,6 +274,40 @@ function freeze(value: unknown): unknown {
 }
 
 /**
+ * One operation of an `o` record (see the module's comment), its values taken by `value` (the record's
+ * running numbers), its addresses those of `changes` (read before it).
+ */
+function decodeOperation(
+  o: unknown,
+  line: number,
+  changes: readonly ResourceChange[],
+  value: (written: unknown) => unknown,
+  refuse: (problem: string) => never,
+): Operation {
+  if (!isObj(o) || !Array.isArray(o.A))
+    refuse(`line ${line}: an operation must be an object with its addresses A`);
+  const { B, b, A, P, ...rest } = o as Record<string, unknown> & { A: unknown[] };
+  const op = { ...rest } as Record<string, unknown>;
+  if (Array.isArray(B)) op.body = B.map((r) => value(r));
+  else if (b !== undefined) op.body = value(b);
+  let previous = -1;
+  op.addresses = A.map((a) => {
+    if (typeof a === "string") return a;
+    const i = previous + 1 + (a as number);
+    if (!Number.isSafeInteger(a) || i < 0 || i >= changes.length)
+      refuse(`line ${line}: an operation's address is not a change of the plan`);
+    previous = i;
+    return changes[i]!.address;
+  });
+  if (P !== undefined) {
+    if (!Array.isArray(P) || !P.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === "string"))
+      refuse(`line ${line}: an operation's parts must be [[STORE, VALUE], ...]`);
+    op.parts = (P as unknown[][]).map((p) => ({ store: p[0], element: value(p[1]) }));
+  }
+  return op as unknown as Operation;
+}
+
+/**
  * A reader of the records after the head (the digest's line excluded), which rebuilds the plan. Each
  * record is checked for its form as it comes; the plan's fields are checked afterwards by the caller,
  * as those of a plan of version 1 are. `refuse` gets what is wrong and on which line, never quoting it.
@@ -352,30 +386,8 @@ export function recordReader(
     if (!Array.isArray(run)) refuse(`line ${line}: a run of operations must be ["o", [...]]`);
     const refs = new Refs();
     for (const o of run) {
-      if (!isObj(o) || !Array.isArray(o.A))
-        refuse(`line ${line}: an operation must be an object with its addresses A`);
-      const { B, b, A, P, ...rest } = o;
-      const op = { ...rest } as Record<string, unknown>;
-      if (Array.isArray(B)) op.body = B.map((r) => value(refs, r, line));
-      else if (b !== undefined) op.body = value(refs, b, line);
-      let previous = -1;
-      op.addresses = A.map((a) => {
-        if (typeof a === "string") return a;
-        const i = previous + 1 + (a as number);
-        if (!Number.isSafeInteger(a) || i < 0 || i >= changes.length)
-          refuse(`line ${line}: an operation's address is not a change of the plan`);
-        previous = i;
-        return changes[i]!.address;
-      });
-      if (P !== undefined) {
-        if (
-          !Array.isArray(P) ||
-          !P.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === "string")
-        )
-          refuse(`line ${line}: an operation's parts must be [[STORE, VALUE], ...]`);
-        op.parts = P.map((p: unknown[]) => ({ store: p[0], element: value(refs, p[1], line) }));
-      }
-      operations.push(op as unknown as Operation);
+      const op = decodeOperation(o, line, changes, (r) => value(refs, r, line), refuse);
+      operations.push(op);
       more("operations", line, operations.length, counts.operations as number);
     }
   };
