@@ -106,7 +106,7 @@ describe("carte preview", () => {
     expect(fromFile.code, fromFile.err).toBe(0);
     expect(fromFile.err).toBe("");
     expect(readFileSync(path.join(dir, "saved", "stores", "bog-centro.html"), "utf8")).toBe(page);
-    edit(saved, '"name": "Bogotá Centro"', '"name": "Bogotá Centro (edited)"');
+    edit(saved, '"name":"Bogotá Centro"', '"name":"Bogotá Centro (edited)"');
     const tampered = await carte([
       "preview",
       "-c",
