@@ -119,17 +119,45 @@ function applyFailure(result: RunResult): string | undefined {
         : undefined;
 }
 
-/** The refusal of changes the reviewed plan did not show, with what to do about them. */
+/**
+ * The refusal of changes the reviewed plan did not show, with its cause and what to do about them:
+ * with `lookupWhy` (no reviewed plan could be used: none on the pull request, another pull request's,
+ * a signature that does not verify, no review key…) the cause is the record, and the changes may be
+ * the pull request's own; without it, a verified record did not show them (drift since the review, a
+ * change merged meanwhile).
+ */
 function reviewRefusal(refused: readonly ResourceChange[], lookupWhy: string | undefined): string {
-  const why = lookupWhy ? ` ${lookupWhy}` : "";
+  const addresses = `(${refused
+    .slice(0, 10)
+    .map((c) => c.address)
+    .join(", ")}${refused.length > 10 ? ", …" : ""})`;
+  const n = `${refused.length} change${refused.length === 1 ? "" : "s"}`;
+  const cause = lookupWhy
+    ? `not applied: ${n} ${addresses}, because no reviewed plan could be used: ${lookupWhy}`
+    : `not applied: ${n} the reviewed plan did not show ${addresses}. They are drift that appeared since ` +
+      `the review, or a change merged meanwhile.`;
   return (
-    `not applied: ${refused.length} change${refused.length === 1 ? "" : "s"} the reviewed plan did not show ` +
-    `(${refused
-      .slice(0, 10)
-      .map((c) => c.address)
-      .join(", ")}${refused.length > 10 ? ", …" : ""}).${why} Review them in a pull request, run the ` +
+    `${cause} The platform does not match the configuration. Review them in a pull request, run the ` +
     `workflow with command: apply (workflow_dispatch), or set apply-unreviewed: true.`
   );
+}
+
+/**
+ * What the log and the job summary show in place of the plan when the reviewed-plan check refused
+ * every change: never "No changes", since the platform differs by all that was refused.
+ */
+async function showAllRefused(
+  refused: readonly ResourceChange[],
+  lookupWhy: string | undefined,
+  target: string | undefined,
+  summary: JobSummary,
+): Promise<void> {
+  const text =
+    `${target ? `Target: ${target}\n` : ""}Nothing to apply of what was reviewed: the reviewed-plan check ` +
+    `refused all ${refused.length} change${refused.length === 1 ? "" : "s"} of the plan, and the platform does not ` +
+    `match the configuration.\n${reviewRefusal(refused, lookupWhy)}`;
+  core.info(escapeLog(text));
+  await summary.code(text);
 }
 
 /** `command: apply`: on each platform the inputs name (every platform of carte.yaml by default) in turn. */
@@ -245,7 +273,10 @@ async function applyOne(
           ),
         ),
       // The outputs are the run's, set once at its end (runAction), from the fresh plan.
-      onPlan: (plan, info) => showPlan(plan, describeTarget(info.target), summary),
+      onPlan: (plan, info) =>
+        refused.length > 0 && plan.changes.length === 0
+          ? showAllRefused(refused, lookup.why, describeTarget(info.target), summary)
+          : showPlan(plan, describeTarget(info.target), summary),
     },
   );
   const problems =

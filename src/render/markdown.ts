@@ -589,8 +589,13 @@ export function renderApplyComment(input: ApplyCommentInput): string {
   if (input.refused.length > 0) {
     out +=
       `> [!CAUTION]\n> **Not applied: ${plural(input.refused.length, "change")} that the plan reviewed on the pull request did not show** ` +
-      `(${countsOf(input.refused)}). ${input.refusedWhy ? escapeMd(input.refusedWhy) + " " : ""}` +
-      `They are drift that appeared since the review, or a change merged meanwhile. Review them in a pull request, ` +
+      `(${countsOf(input.refused)}). ` +
+      // The cause: the record (none could be used, and the changes may be the pull request's own), or
+      // a verified record that did not show them.
+      (input.refusedWhy
+        ? `No reviewed plan could be used: ${escapeMd(input.refusedWhy)} `
+        : `They are drift that appeared since the review, or a change merged meanwhile. `) +
+      `The platform does not match the configuration. Review them in a pull request, ` +
       `or apply everything with the guards by running the workflow with \`command: apply\` (workflow_dispatch), ` +
       `or set \`apply-unreviewed: true\`.\n\n`;
     if (input.plan)

@@ -328,6 +328,51 @@ describe("a pull request cannot forge the reviewed plan", () => {
   });
 });
 
+describe("the merge when the reviewed-plan check refuses every change", () => {
+  it("says what was refused and why (the record, not drift), never No changes, and that the platform does not match", async () => {
+    const { fx, gh, dir, baseSha } = await chain();
+    git(dir, "checkout", "-q", "-b", "pr9");
+    edit(path.join(dir, "catalogs/burgers.yaml"), "title: Veggie de Garbanzo", "title: Veggie de la Casa");
+    git(dir, "commit", "-q", "-am", "rename the veggie burger");
+    const head9 = git(dir, "rev-parse", "HEAD");
+    const planned = await runIn(dir, gh, prEvent(9, head9, baseSha), {
+      command: "plan",
+      "review-key": REVIEW_KEY,
+    });
+    expect(planned.code, planned.stdout).toBe(0);
+    git(dir, "checkout", "-q", "main");
+    git(dir, "merge", "-q", "--no-ff", "-m", "Merge pull request #9", "pr9");
+    const mergeSha = git(dir, "rev-parse", "HEAD");
+    gh.pullsOfCommit.set(mergeSha, [
+      {
+        number: 9,
+        state: "closed",
+        merged_at: "2025-01-01T10:00:00Z",
+        head: { sha: head9 },
+        base: { ref: "main" },
+      },
+    ]);
+    const push: RunnerEvent = { name: "push", sha: mergeSha, payload: { after: mergeSha } };
+
+    // The apply workflow lost its review key: the pull request's own reviewed change is refused.
+    fx.emu.clearRequests();
+    const merged = await runIn(dir, gh, push, { command: "apply" }, { GITHUB_REF: "refs/heads/main" });
+    expect(merged.code, merged.stdout).toBe(3);
+    expect(writes(fx.emu.requests)).toEqual([]);
+    for (const shown of [merged.stdout, merged.summary]) {
+      expect(shown).not.toContain("No changes");
+      expect(shown).toContain("Nothing to apply of what was reviewed: the reviewed-plan check refused all");
+      expect(shown).toContain("the platform does not match the configuration");
+      expect(shown).toContain("No review key is configured");
+      expect(shown).not.toContain("drift that appeared since the review");
+    }
+    const applyComment = gh.comments.find((c) => c.body.startsWith("<!-- carte-apply -->"))!.body;
+    expect(applyComment).toContain("No reviewed plan could be used: No review key is configured");
+    expect(applyComment).toContain("The platform does not match the configuration.");
+    expect(applyComment).not.toContain("drift that appeared since the review");
+  });
+});
+
 describe("what a run shows", () => {
   it("one job-summary heading, each output once, the Action's words for an override, the plan in the log", async () => {
     const { gh, dir, baseSha } = await chain();
