@@ -108,7 +108,15 @@ async function buildSite(imageHost: string): Promise<{ dir: string; out: string 
   edit(
     catalog,
     "  - sku: DRINK-COLA\n",
-    "  - sku: DRINK-HORCHATA\n    title: Horchata\n    price: 7900\n  - sku: DRINK-COLA\n",
+    "  - sku: DRINK-HORCHATA\n    title: Horchata\n    price: 7900\n    modifier_groups: [ICE]\n  - sku: DRINK-COLA\n",
+  );
+  // The new drink offers a modifier group that is new too.
+  edit(
+    catalog,
+    "modifier_groups:\n  - sku: DONENESS\n",
+    "modifier_groups:\n  - sku: ICE\n    title: Hielo\n    min: 1\n    max: 1\n    type: exclusive\n" +
+      "    options:\n      - { sku: ICE-YES, title: Con hielo, price: 0 }\n      - { sku: ICE-NO, title: Sin hielo, price: 0 }\n" +
+      "  - sku: DONENESS\n",
   );
   edit(catalog, /(- sku: DRINKS\n {4}title: Bebidas\n {4}items:\n {6}\[\n)/, "$1        DRINK-HORCHATA,\n");
   edit(catalog, "title: BBQ Tocineta", `title: "${HOSTILE}"`);
@@ -344,6 +352,10 @@ describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium"
     expect(horchata.text).toContain("Horchata");
     expect(horchata.text).toContain("$7.900");
     expect(horchata.text).toMatch(/\bNew\b/);
+    // Its link to a modifier group that is new as well says "New", not "Changed".
+    expect(
+      await page.$eval('[data-sku="DRINK-HORCHATA"] [data-group="ICE"]', (e) => (e as DomElement).innerText),
+    ).toMatch(/Hielo .*\bNew$/);
     expect(horchata.background).toBe("rgb(227, 245, 231)");
 
     // The photo from the platform's image host is drawn; one that is gone becomes the grey box.
