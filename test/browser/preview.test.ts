@@ -443,8 +443,9 @@ describe.skipIf(chromium === undefined && !REQUIRED)("carte preview in Chromium"
     // contrast of the whole menu takes seconds.
     expect(await seriousViolations(page)).toEqual([]);
 
-    // No modifier group changes here: their section is hidden with the unchanged items.
-    expect(await shown(page, "#modifier-groups")).toBe(false);
+    // The one modifier group the plan changes (the new ICE) is shown; the unchanged ones are hidden.
+    expect(await shown(page, "#group-ICE")).toBe(true);
+    expect(await shown(page, "#group-EXTRAS")).toBe(false);
 
     await page.click('label[for="changed-only"]');
     expect(await page.$eval("#changed-only", (e) => (e as DomElement).checked)).toBe(false);
