@@ -15,7 +15,7 @@
 //
 // It first checks that the doc still names the steps it follows, so that the doc and this walk change
 // together. The copy holds what the steps touch (src, schemas, scripts, docs, examples, test,
-// package.json, tsconfig*, vitest.config.ts) with node_modules linked; nothing of the working tree is
+// package.json, tsconfig*, vitest.config.ts, README.md) with node_modules linked; nothing of the working tree is
 // changed.
 
 import { spawnSync } from "node:child_process";
@@ -97,6 +97,8 @@ try {
     "tsconfig.build.json",
     ".prettierrc.json",
     "vitest.config.ts",
+    // The help test holds the README's option table to the commands' help.
+    "README.md",
   ])
     cpSync(path.join(root, file), path.join(dir, file));
   symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir");
