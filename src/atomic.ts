@@ -699,12 +699,5 @@ async function undone(
     (removed > 0
       ? `; the ${removed === 1 ? "file" : `${removed} files`} written before it ${removed === 1 ? "was" : "were"} removed again`
       : "") + (left.length > 0 ? `; remove by hand what could not be removed: ${left.join(", ")}` : "");
-  return new FileWriteError({
-    file: err.file,
-    at: err.at,
-    reason: err.reason,
-    message: `${err.message}${note}`,
-    ...(err.code ? { code: err.code } : {}),
-    ...(err.cause !== undefined ? { cause: err.cause } : {}),
-  });
+  return err.withNote(note);
 }

@@ -388,6 +388,18 @@ export class FileWriteError extends Error {
     this.reason = init.reason;
     this.code = init.code;
   }
+
+  /** The same error with `note` (what was done about it: files removed again…) after its message. */
+  withNote(note: string): FileWriteError {
+    return new FileWriteError({
+      file: this.file,
+      at: this.at,
+      reason: this.reason,
+      message: `${this.message}${note}`,
+      ...(this.code ? { code: this.code } : {}),
+      ...(this.cause !== undefined ? { cause: this.cause } : {}),
+    });
+  }
 }
 
 /**

@@ -191,14 +191,7 @@ async function takenBack(
       : "") +
     (left.length > 0 ? `; remove by hand what could not be removed: ${left.join(", ")}` : "") +
     ": run carte preview again once there is room";
-  return new FileWriteError({
-    file: err.file,
-    at: err.at,
-    reason: err.reason,
-    message: `${err.message}${note}`,
-    ...(err.code ? { code: err.code } : {}),
-    ...(err.cause !== undefined ? { cause: err.cause } : {}),
-  });
+  return err.withNote(note);
 }
 
 /**

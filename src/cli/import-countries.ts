@@ -11,7 +11,13 @@ import { parse } from "yaml";
 import { loadEachPlatform, type LoadedProject } from "../config/index.js";
 import { CommandLineError, ExitCode, InternalError, UsageError } from "../errors.js";
 import type { ProjectFile } from "../generated/config.js";
-import { clashingFiles, resolveStoreArgs, writeImport, writeImportedProject } from "../import/index.js";
+import {
+  clashingFiles,
+  resolveStoreArgs,
+  storeArgNames,
+  writeImport,
+  writeImportedProject,
+} from "../import/index.js";
 import { buildCountriesImport, type CountryStores, type ProjectCountry } from "../import/countries.js";
 import { buildCountriesMerge } from "../import/countries-merge.js";
 import {
@@ -104,12 +110,7 @@ export function storesPerPlatform(
   scoped: readonly Scoped[],
   left: readonly string[] = [],
 ): Map<string, StoreIdentity[]> {
-  const names = args
-    .flatMap((a) => a.split(","))
-    .map((a) => a.trim())
-    .filter(Boolean);
-  if (names.length === 0)
-    throw new CommandLineError("name the stores to import with --store ID (repeat it or use a comma list)");
+  const names = storeArgNames(args);
   const wanted = new Map<string, string[]>();
   for (const arg of names) {
     const { platform, store } = platformOfArg(arg, scoped, left);

@@ -31,7 +31,7 @@ import {
   type ProjectCountry,
 } from "./countries.js";
 import { fitsExactly, storeFileFor, type ImportedCatalog } from "./factor.js";
-import { catalogFileNames, managedDifferences, verifyMerged } from "./merge.js";
+import { catalogFileNames, managedDifferences, verifyMerged, withoutDiffering } from "./merge.js";
 import { importParts } from "./parts.js";
 import { storeText } from "./render.js";
 import type { ImportResult } from "./result.js";
@@ -174,17 +174,7 @@ export async function buildCountriesMerge(
     problems.push(...checked.problems.map((p) => `platform ${country.name}: ${p}`));
     for (const [key, kinds] of checked.differing) differing.set(key, kinds);
   }
-  const kept = written.filter((s) => {
-    const differ = differing.get(s.state.store.key);
-    if (!differ) return true;
-    conflicts.push({
-      address: `store[${s.state.store.key}]`,
-      reason:
-        `the project's defaults, group or includes would change its ${differ.join(", ")}; ` +
-        "it is not written (write its file by hand, or import it into an empty folder)",
-    });
-    return false;
-  });
+  const kept = withoutDiffering(written, differing, conflicts);
   const keep = (list: readonly string[]) => list.filter((k) => kept.some((s) => s.state.store.key === k));
   const used = new Set(kept.map((s) => s.catalog));
   const keptCatalogs = factoring.catalogs

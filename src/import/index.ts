@@ -53,6 +53,21 @@ export { filesNotInProject } from "./patterns.js";
 const STORE_ID = /^[1-9][0-9]*$/;
 
 /**
+ * The names `--store` gives, each argument split at commas, trimmed, empty ones dropped.
+ *
+ * @throws {@link CommandLineError} when no store is named.
+ */
+export function storeArgNames(args: readonly string[]): string[] {
+  const names = args
+    .flatMap((a) => a.split(","))
+    .map((a) => a.trim())
+    .filter(Boolean);
+  if (names.length === 0)
+    throw new CommandLineError("name the stores to import with --store ID (repeat it or use a comma list)");
+  return names;
+}
+
+/**
  * The stores named on the command line. Each argument is a platform store id or, for a store of the
  * loaded carte.yaml, its integration id; comma lists are split. A store of carte.yaml keeps its
  * integration id and name; any other store id gets the placeholder integration id `store-<id>`
@@ -64,12 +79,7 @@ export function resolveStoreArgs(
   args: readonly string[],
   configured: readonly StoreIdentity[],
 ): StoreIdentity[] {
-  const names = args
-    .flatMap((a) => a.split(","))
-    .map((a) => a.trim())
-    .filter(Boolean);
-  if (names.length === 0)
-    throw new CommandLineError("name the stores to import with --store ID (repeat it or use a comma list)");
+  const names = storeArgNames(args);
   const out = new Map<string, StoreIdentity>();
   for (const name of names) {
     const known = configured.find((s) => s.storeId === name || s.integrationId === name);

@@ -53,6 +53,29 @@ export function managedDifferences(
 }
 
 /**
+ * The new stores the merged project gives back as imported; each store the project's defaults, group
+ * or included files would change (`differing`: its key → the kinds that differ, from
+ * {@link verifyMerged}) is left out and added to `conflicts` with why.
+ */
+export function withoutDiffering<S extends { state: StoreState }>(
+  written: readonly S[],
+  differing: ReadonlyMap<string, readonly string[]>,
+  conflicts: { address: string; reason: string }[],
+): S[] {
+  return written.filter((s) => {
+    const differ = differing.get(s.state.store.key);
+    if (!differ) return true;
+    conflicts.push({
+      address: `store[${s.state.store.key}]`,
+      reason:
+        `the project's defaults, group or includes would change its ${differ.join(", ")}; ` +
+        "it is not written (write its file by hand, or import it into an empty folder)",
+    });
+    return false;
+  });
+}
+
+/**
  * Plans the files `carte import --merge` adds to the project of `target` for the live `states`, and
  * proves that the project, with them, loads and gives the new stores exactly. Writes nothing.
  */
@@ -136,17 +159,7 @@ export async function buildMerge(
   const files = filesOf(catalogs, written, target.currency);
   const byKey = new Map(written.map((s) => [s.state.store.key, s.state]));
   const { problems, differing } = await verifyMerged(target, files, byKey, parts);
-  const kept = written.filter((s) => {
-    const differ = differing.get(s.state.store.key);
-    if (!differ) return true;
-    conflicts.push({
-      address: `store[${s.state.store.key}]`,
-      reason:
-        `the project's defaults, group or includes would change its ${differ.join(", ")}; ` +
-        "it is not written (write its file by hand, or import it into an empty folder)",
-    });
-    return false;
-  });
+  const kept = withoutDiffering(written, differing, conflicts);
   const used = new Set(kept.map((s) => s.catalog));
   const keptCatalogs = catalogs.filter((c) => used.has(c.name));
   conflicts.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
