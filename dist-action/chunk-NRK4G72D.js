@@ -41489,7 +41489,7 @@ var LockError = class extends Error {
     this.locked = locked;
   }
 };
-var FileWriteError = class extends Error {
+var FileWriteError = class _FileWriteError extends Error {
   /** The file carte was writing (or the folder it was making), as shown in the message. */
   file;
   /** The path at fault, as shown: the link, the file in a folder's place, or `file` itself. */
@@ -41509,6 +41509,17 @@ var FileWriteError = class extends Error {
     this.at = init.at;
     this.reason = init.reason;
     this.code = init.code;
+  }
+  /** The same error with `note` (what was done about it: files removed again…) after its message. */
+  withNote(note) {
+    return new _FileWriteError({
+      file: this.file,
+      at: this.at,
+      reason: this.reason,
+      message: `${this.message}${note}`,
+      ...this.code ? { code: this.code } : {},
+      ...this.cause !== void 0 ? { cause: this.cause } : {}
+    });
   }
 };
 var SecretError = class extends Error {

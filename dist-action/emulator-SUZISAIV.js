@@ -61,7 +61,7 @@ import {
   typeList,
   typePhrase,
   writeFileAtomic
-} from "./chunk-QOPKHCSM.js";
+} from "./chunk-NRK4G72D.js";
 import {
   __commonJS,
   __toESM
