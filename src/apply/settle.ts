@@ -42,6 +42,40 @@ function combine(effects: readonly Effect[]): Effect {
 }
 
 /**
+ * What a settle looks up in its plan, built once per plan: the plan's stores by key, how many operations
+ * write each address, and the changes of each address. A settle without it looked through every
+ * operation and change of the plan, so that the settles of an apply cost the square of the plan
+ * (151,539 calls and 6.3 million changes at 10,000 stores).
+ */
+interface PlanIndex {
+  readonly stores: ReadonlyMap<string, Plan["stores"][number]>;
+  /** Address → the number of operations that write it. */
+  readonly writers: ReadonlyMap<string, number>;
+  readonly changes: ReadonlyMap<string, Plan["changes"][number][]>;
+}
+
+const indexes = new WeakMap<Plan, PlanIndex>();
+
+function indexOf(plan: Plan): PlanIndex {
+  const known = indexes.get(plan);
+  if (known) return known;
+  const stores = new Map(plan.stores.map((s) => [s.key, s] as const));
+  const writers = new Map<string, number>();
+  for (const o of plan.operations) {
+    for (const a of new Set(o.addresses)) writers.set(a, (writers.get(a) ?? 0) + 1);
+  }
+  const changes = new Map<string, Plan["changes"][number][]>();
+  for (const c of plan.changes) {
+    const list = changes.get(c.address);
+    if (list) list.push(c);
+    else changes.set(c.address, [c]);
+  }
+  const index = { stores, writers, changes };
+  indexes.set(plan, index);
+  return index;
+}
+
+/**
  * Reads the platform once and tells whether the operation's own effect shows. Throws the `ApiError` of
  * a failed read.
  */
@@ -50,9 +84,11 @@ export async function readEffect(plan: Plan, op: Operation, client: PlatformClie
   const stores = storesOf(op);
   const effect = spec?.effect;
   const writers = kindsWriting(op.endpoint);
+  const index = indexOf(plan);
   if (effect && writers.length > 0 && stores.length > 0) {
-    const requests: ReadRequest[] = plan.stores
-      .filter((s) => stores.includes(s.key))
+    const requests: ReadRequest[] = stores
+      .map((key) => index.stores.get(key))
+      .filter((s) => s !== undefined)
       .map((s) => ({
         store: { key: s.key, storeId: s.storeId, integrationId: s.key, name: s.name },
         kinds: writers,
@@ -62,7 +98,7 @@ export async function readEffect(plan: Plan, op: Operation, client: PlatformClie
     const stateOf = (store: string) => {
       const read = current.stores[store];
       if (!read) throw new InternalError(`the platform did not show store ${store}`);
-      const via = plan.stores.find((s) => s.key === store)?.schedulesVia;
+      const via = index.stores.get(store)?.schedulesVia;
       return via ? { ...read, schedulesVia: via } : read;
     };
     if (op.parts) {
@@ -71,12 +107,14 @@ export async function readEffect(plan: Plan, op: Operation, client: PlatformClie
     return effect(op.body, params, stateOf(op.stores[0]!));
   }
   // No effect of its own: the final state of its addresses, when no other call of the plan changes them.
-  const mine = new Set(op.addresses);
-  const shared = plan.operations.some((o) => o.id !== op.id && o.addresses.some((a) => mine.has(a)));
-  if (shared) return "unknown";
-  const changes = plan.changes.filter((c) => mine.has(c.address));
+  const mine = [...new Set(op.addresses)];
+  if (mine.some((a) => (index.writers.get(a) ?? 0) > 1)) return "unknown";
+  const changes = mine.flatMap((a) => index.changes.get(a) ?? []);
   if (changes.length === 0) return "unknown";
-  const r = await waitForPlan(plan, changes, client, { timeoutMs: 0 });
+  const own = [...new Set(changes.map((c) => c.store))].map((key) => index.stores.get(key));
+  const r = await waitForPlan({ stores: own.filter((s) => s !== undefined) }, changes, client, {
+    timeoutMs: 0,
+  });
   return r.pending.length === 0 ? "present" : r.pending.length === changes.length ? "absent" : "partial";
 }
 
