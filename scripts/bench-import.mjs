@@ -15,7 +15,8 @@
 //      special day or a price of bacon inside the double burger of their own;
 //   2. applies it to the emulator (`carte apply`, latency 0: setup, not measured);
 //   3. imports every store into an empty folder (`carte import`, every store on one command line)
-//      with the emulator answering after --latency ms, timed end to end (process start included);
+//      with the emulator answering after --latency ms, timed end to end (process start included), its
+//      CPU time and peak RSS (GNU time), its requests by route against the fewest an import can make;
 //   4. plans the imported project (`carte plan`, latency 0), which must say "No changes";
 //   5. prints the YAML lines of both projects (content lines: neither blank nor comment; and all
 //      lines) and the ratio imported ÷ hand-written, and the files of each kind;
@@ -31,6 +32,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { mulberry32 } from "../dist/emulator/prng.js";
+import { routeOfPath } from "../dist/platform/routes.js";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const CREDENTIALS = { CARTE_CLIENT_ID: "bench", CARTE_CLIENT_SECRET: "bench-secret" };
@@ -282,22 +284,39 @@ function writeChain(dir, emulatorUrl) {
 function carte(args, profile = false) {
   const started = performance.now();
   const dir = process.env.CARTE_BENCH_PROFILE;
+  // Its peak RSS and CPU time, as GNU time reports them (`%M` KiB, `%U` and `%S` seconds) into a file.
+  const usage = path.join(tmpdir(), `carte-bench-import-usage-${process.pid}.txt`);
   return new Promise((resolve) => {
     execFile(
-      process.execPath,
+      "/usr/bin/time",
       [
+        "-f",
+        "%M %U %S",
+        "-o",
+        usage,
+        process.execPath,
         ...(profile && dir ? ["--cpu-prof", "--cpu-prof-dir", dir] : []),
         path.join(root, "bin", "carte.js"),
         ...args,
       ],
       { env: { ...process.env, ...CREDENTIALS, NO_COLOR: "1" }, maxBuffer: 256 * 1024 * 1024 },
-      (err, stdout, stderr) =>
+      (err, stdout, stderr) => {
+        const [kib, user, system] = readFileSync(usage, "utf8")
+          .trim()
+          .split("\n")
+          .at(-1)
+          .split(" ")
+          .map(Number);
+        rmSync(usage, { force: true });
         resolve({
           code: err ? (typeof err.code === "number" ? err.code : 1) : 0,
           out: stdout,
           err: stderr,
           ms: performance.now() - started,
-        }),
+          rssMiB: Math.round(kib / 1024),
+          cpuMs: (user + system) * 1000,
+        });
+      },
     );
   });
 }
@@ -377,8 +396,14 @@ async function main() {
     const config = path.join(hand, "carte.yaml");
     // The emulator keeps every request it answers; a thousand stores' bodies are not what is measured.
     let requests = 0;
+    // The requests by route (method and path template), for the import's reads against the minimum.
+    let byRoute = new Map();
     const counted = () => {
       requests += emu.requests.length;
+      for (const r of emu.requests) {
+        const name = routeOfPath(r.method, r.path) ?? `${r.method} ${r.path}`;
+        byRoute.set(name, (byRoute.get(name) ?? 0) + 1);
+      }
       emu.clearRequests();
     };
     const drop = setInterval(counted, 1000);
@@ -393,6 +418,7 @@ async function main() {
 
       counted();
       requests = 0;
+      byRoute = new Map();
       emu.setFaults(latency > 0 ? { latencyMs: latency } : undefined);
       const ids = seedStores.map((s) => s.id).join(",");
       const run = await carte(
@@ -414,11 +440,21 @@ async function main() {
       counted();
       mustSucceed("carte import", run);
       const load = loadavg()[0].toFixed(1);
+      // The fewest reads an import can make: each store's menu and its 3 schedule reads (hours, holidays,
+      // special days), the store status (100 stores a call) and the webhook list (once); apart from the
+      // logins of the two API groups it reads.
+      const minimum = stores * 4 + Math.ceil(stores / 100) + 1;
+      const logins = [...byRoute].filter(([k]) => /login/i.test(k)).reduce((n, [, c]) => n + c, 0);
       console.log(
-        `  import: ${(run.ms / 1000).toFixed(1)} s wall time for ${stores} stores at ${latency} ms, ` +
-          `${requests} requests (latency bound ${((requests * latency) / parallelism / 1000).toFixed(1)} s) ` +
-          `(target for 1,000 stores: under 60 s); load average ${load} on this machine`,
+        `  import: ${(run.ms / 1000).toFixed(1)} s wall time for ${stores} stores at ${latency} ms (CPU ` +
+          `${(run.cpuMs / 1000).toFixed(1)} s, peak RSS ${run.rssMiB} MiB), ${requests} requests: ` +
+          `${requests - logins} reads (minimum ${minimum}) + ${logins} logins (latency bound ` +
+          `${((requests * latency) / parallelism / 1000).toFixed(1)} s) (target for 1,000 stores: under 60 s); ` +
+          `load average ${load} on this machine`,
       );
+      for (const [route, n] of [...byRoute].sort((a, b) => b[1] - a[1])) {
+        console.log(`    ${String(n).padStart(7)}  ${route}`);
+      }
 
       const plan = await carte(["plan", "-c", path.join(imported, "carte.yaml")]);
       mustSucceed("carte plan of the imported project", plan);
