@@ -13,10 +13,11 @@ import { faultProblems } from "../emulator/faults.js";
 import type { FaultOptions } from "../emulator/index.js";
 import { API_GROUPS, type ApiGroup } from "../platform/routes.js";
 import { CommandLineError, ConfigError, ExitCode, UnsafePlanError, formatWarning } from "../errors.js";
+import { sealPlan } from "../plan/digest.js";
 import { writePlanFile } from "../plan/file.js";
 import type { Plan } from "../plan/types.js";
 import type { SegmentName } from "../kinds/registry.js";
-import { renderJson } from "../render/json.js";
+import { jsonChunks, renderJsonChunks } from "../render/json.js";
 import { renderMarkdown, renderPlanComment } from "../render/markdown.js";
 import { renderSplitText } from "../render/split.js";
 import type { BaseSplit } from "../gitops/base.js";
@@ -47,7 +48,7 @@ import { describeTarget, embeddedCountry, embeddedHolidays } from "../run/sessio
 import { escapeFence, escapeLines, escapeTerminal, jsonSafe } from "../render/escape.js";
 import { describeRefHolder, lockName } from "../gitops/ref-lock.js";
 import { discardingSink, lostSecretsMessage, resolveSecretSink } from "../run/secrets.js";
-import { printWarnings, useColor, type CliIo } from "./io.js";
+import { printWarnings, useColor, writeOut, type CliIo } from "./io.js";
 import { createProgress, progressMode, type Progress } from "./progress.js";
 
 /** Options shared by `carte plan` and `carte apply`. */
@@ -129,7 +130,9 @@ export const SHOW_CALLS_OPTION = {
 } as const;
 
 /**
- * A plan in the chosen format (with `--base`, this branch's changes apart from drift). The text view
+ * A plan in the chosen format (with `--base`, this branch's changes apart from drift), in pieces to
+ * write in order ({@link writeOut}): the JSON view is made as it is written, never one string (the
+ * JSON of a plan of 10,000 stores is longer than the longest string JavaScript makes). The text view
  * counts the API calls unless `showCalls`; the JSON view always holds them all. `now` is when it is
  * read (the run's clock, `CARTE_NOW`; default the system's): the text and Markdown views say instants
  * relative to that day (`18:00 GMT-5 (today)`), the JSON view never.
@@ -142,15 +145,19 @@ export function render(
   target?: string,
   showCalls = false,
   now?: Date,
-): string {
-  if (format === "json") return base ? JSON.stringify({ ...plan, base }, null, 2) + "\n" : renderJson(plan);
+): Iterable<string> {
+  if (format === "json")
+    return base ? jsonChunks({ ...plan, base }, { depth: 2, safe: false }) : renderJsonChunks(plan);
   if (format === "markdown")
-    return base
-      ? renderPlanComment(plan, { split: base, subject: "branch", target, now })
-      : renderMarkdown(plan, { target, now });
-  return (
-    renderText(plan, { color, target, showCalls, now }) + (base ? renderSplitText(plan, base, { color }) : "")
-  );
+    return [
+      base
+        ? renderPlanComment(plan, { split: base, subject: "branch", target, now })
+        : renderMarkdown(plan, { target, now }),
+    ];
+  return [
+    renderText(plan, { color, target, showCalls, now }) +
+      (base ? renderSplitText(plan, base, { color }) : ""),
+  ];
 }
 
 /** What the text views add after a plan of a rollout: its stages in order, or the one stage it covers. */
@@ -274,7 +281,8 @@ async function endSection(
   const { name, result } = run;
   reportCalls(result, opts.quiet, io, name);
   if (opts.format === "json") {
-    const plan = result.plan ? (JSON.parse(renderJson(result.plan)) as unknown) : undefined;
+    // Sealed as one platform's plan is; written with the others, in pieces (runPlan).
+    const plan = result.plan ? sealPlan(result.plan) : undefined;
     const error = result.error === undefined ? undefined : renderError(result.error).replace(/^Error: /, "");
     ctx.json.push({ platform: name, ...(plan ? { plan } : {}), ...(error !== undefined ? { error } : {}) });
     return;
@@ -313,14 +321,14 @@ function planHooks(
         shown,
       );
     },
-    onPlan: (plan, info) => {
+    onPlan: async (plan, info) => {
       progress.stop();
       shown.target = describeTarget(info.target);
       // Several platforms in JSON: one document of them all, once they ran (endSection).
       if (opts.format === "json" && place.of > 1) return;
       const now = clockFromEnv(io.env);
       const color = useColor(opts.color, io);
-      io.out(render(plan, opts.format, color, info.base, shown.target, opts.showCalls, now));
+      await writeOut(io, render(plan, opts.format, color, info.base, shown.target, opts.showCalls, now));
       if (opts.format === "text") io.out(stagesText(plan, info.stages));
       shown.plan = opts.format === "text" ? plan : undefined;
     },
@@ -359,7 +367,7 @@ export async function runPlan(opts: PlanCommand, io: CliIo): Promise<number> {
     );
     if (each.error !== undefined) throw each.error;
     if (each.runs.length === 1) return await onePlan(each.runs[0]!, shown.get(each.runs[0]!.name)!, opts, io);
-    if (opts.format === "json") io.out(jsonSafe(JSON.stringify({ platforms: json }, null, 2)) + "\n");
+    if (opts.format === "json") await writeOut(io, jsonChunks({ platforms: json }, { depth: 5, safe: true }));
     const failed = each.runs.filter((r) => r.result.error !== undefined).map((r) => r.name!);
     if (failed.length > 0) io.err(`${failedPlatforms(failed, each.runs.length)}\n`);
     return each.exitCode;

@@ -23,6 +23,12 @@ import { escapeLines, escapeTerminal } from "../render/escape.js";
 export interface CliIo {
   /** Writes to standard output (the plan, reports). */
   out(text: string): void;
+  /**
+   * Writes pieces of text to standard output as they are taken, each once the stream has room for it
+   * (a large plan is never one string, nor all its pieces queued at once). Absent (tests): each piece
+   * goes through {@link CliIo.out}. See {@link writeOut}.
+   */
+  outChunks?(chunks: Iterable<string>): Promise<void>;
   /** Writes to standard error (progress, warnings, errors). */
   err(text: string): void;
   stdoutIsTTY: boolean;
@@ -41,6 +47,15 @@ export interface CliIo {
   prompt?(question: string): Promise<string>;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM); used by `carte emulator`. */
   untilSignal?(): Promise<void>;
+}
+
+/**
+ * Writes pieces of text to standard output in order, with the stream's backpressure when `io` has
+ * {@link CliIo.outChunks}, else piece by piece through {@link CliIo.out}.
+ */
+export async function writeOut(io: CliIo, chunks: Iterable<string>): Promise<void> {
+  if (io.outChunks) return io.outChunks(chunks);
+  for (const chunk of chunks) io.out(chunk);
 }
 
 /** Whether to colour output: `--color`/`--no-color` wins, then `NO_COLOR`, then whether stdout is a terminal. */

@@ -593,13 +593,37 @@ function isMain(): boolean {
  * platform need, and what is left to print goes nowhere, instead of an unhandled EPIPE ending the
  * process half-way. Any other error of the stream is thrown.
  */
-function pipeWriter(stream: NodeJS.WriteStream): (s: string) => void {
+function pipeWriter(stream: NodeJS.WriteStream): {
+  write: (s: string) => void;
+  chunks: (chunks: Iterable<string>) => Promise<void>;
+} {
   let closed = false;
+  const wake = new Set<() => void>();
   stream.on("error", (e: NodeJS.ErrnoException) => {
     if (e.code !== "EPIPE") throw e;
     closed = true;
+    for (const w of wake) w();
   });
-  return (s) => void (closed || stream.write(s));
+  return {
+    write: (s) => void (closed || stream.write(s)),
+    // Each piece once the stream took the one before (its buffer under its high-water mark): memory
+    // holds a piece or two, whatever the size of the text.
+    chunks: async (chunks) => {
+      for (const chunk of chunks) {
+        if (closed) return;
+        if (stream.write(chunk)) continue;
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            wake.delete(done);
+            stream.off("drain", done);
+            resolve();
+          };
+          wake.add(done);
+          stream.once("drain", done);
+        });
+      }
+    },
+  };
 }
 
 if (isMain()) {
@@ -609,9 +633,11 @@ if (isMain()) {
   process.on("warning", (w) => {
     if (process.argv.includes("--debug")) process.stderr.write(`${escapeLines(String(w.stack ?? w))}\n`);
   });
+  const stdout = pipeWriter(process.stdout);
   const io: CliIo = {
-    out: pipeWriter(process.stdout),
-    err: pipeWriter(process.stderr),
+    out: stdout.write,
+    outChunks: stdout.chunks,
+    err: pipeWriter(process.stderr).write,
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
     stdinIsTTY: Boolean(process.stdin.isTTY),

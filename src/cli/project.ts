@@ -30,7 +30,8 @@ import {
   type PlatformScope,
 } from "./platform-sections.js";
 import { SHOW_CALLS_OPTION, render } from "./commands.js";
-import { printWarnings, useColor, type CliIo } from "./io.js";
+import { showTextInRounds } from "./show-text.js";
+import { printWarnings, useColor, writeOut, type CliIo } from "./io.js";
 import { writeCallsLine } from "./calls-line.js";
 import { carteCommand, shellWord } from "./invocation.js";
 
@@ -58,20 +59,31 @@ export async function runShow(
   },
   io: CliIo,
 ): Promise<number> {
+  // The text of a plan of format version 2 is read and written a store at a time (src/cli/show-text.ts).
+  const color = useColor(opts.color, io);
+  if (
+    opts.format === "text" &&
+    (await showTextInRounds(
+      opts.file,
+      {
+        color,
+        showCalls: opts.showCalls ?? false,
+        now: clockFromEnv(io.env),
+        checked: (digestMatches) => {
+          if (!digestMatches) warnEditedPlan(opts.file, "shown", io);
+        },
+      },
+      io,
+    ))
+  )
+    return ExitCode.ok;
   const { plan, digestMatches } = await readPlanToShow(opts.file);
   if (!digestMatches) warnEditedPlan(opts.file, "shown", io);
   // The target the plan was made against (saved by carte plan --out; escaped by the renderers).
   // Instants are said relative to the day the plan is shown, not the day it was saved.
-  io.out(
-    render(
-      plan,
-      opts.format,
-      useColor(opts.color, io),
-      undefined,
-      plan.target,
-      opts.showCalls,
-      clockFromEnv(io.env),
-    ),
+  await writeOut(
+    io,
+    render(plan, opts.format, color, undefined, plan.target, opts.showCalls, clockFromEnv(io.env)),
   );
   return ExitCode.ok;
 }

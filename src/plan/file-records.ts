@@ -255,10 +255,15 @@ export function* planRecords(plan: Plan, hash: (chunk: string) => void): Generat
 
 /** What the reader of records has gathered so far. */
 export interface RecordReader {
+  /** The plan's stores read so far, as the file gives them (checked by the caller). */
+  readonly stores: readonly PlanStore[];
   /** Takes the next line (without its newline), parsed; refuses it when it is not a record. */
   add(record: unknown, line: number): void;
-  /** The plan, once every record is in; refuses the file when records are missing. */
-  finish(): Plan;
+  /**
+   * The plan, once every record is in; refuses the file when records are missing. `handedOn`: the
+   * numbers of changes and operations a {@link recordStream} read and did not keep (the plan then has none).
+   */
+  finish(handedOn?: { changes: number; operations: number }): Plan;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> =>
@@ -275,12 +280,12 @@ function freeze(value: unknown): unknown {
 
 /**
  * One operation of an `o` record (see the module's comment), its values taken by `value` (the record's
- * running numbers), its addresses those of `changes` (read before it).
+ * running numbers), its addresses those of `changes` (read before it: how many, and the address of each).
  */
 function decodeOperation(
   o: unknown,
   line: number,
-  changes: readonly ResourceChange[],
+  changes: { readonly length: number; address(i: number): string },
   value: (written: unknown) => unknown,
   refuse: (problem: string) => never,
 ): Operation {
@@ -297,7 +302,7 @@ function decodeOperation(
     if (!Number.isSafeInteger(a) || i < 0 || i >= changes.length)
       refuse(`line ${line}: an operation's address is not a change of the plan`);
     previous = i;
-    return changes[i]!.address;
+    return changes.address(i);
   });
   if (P !== undefined) {
     if (!Array.isArray(P) || !P.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === "string"))
@@ -305,6 +310,72 @@ function decodeOperation(
     op.parts = (P as unknown[][]).map((p) => ({ store: p[0], element: value(p[1]) }));
   }
   return op as unknown as Operation;
+}
+
+/** The value a record names by `written` (its running number, {@link Refs}), refused when there is none. */
+function valueOf(
+  values: readonly unknown[],
+  refs: Refs,
+  written: unknown,
+  line: number,
+  refuse: (problem: string) => never,
+): unknown {
+  const n = refs.in(written);
+  if (n < 0 || n >= values.length)
+    refuse(`line ${line}: a value's number is not one of the values before it`);
+  return values[n];
+}
+
+/**
+ * The changes of a `c` record (see the module's comment), each handed to `onChange` in order, their
+ * values taken from `values`, their keys through `key` (which keeps each text once). Refuses a record
+ * not of that form, at the first change that is not.
+ */
+function decodeChanges(
+  store: unknown,
+  run: unknown,
+  line: number,
+  values: readonly unknown[],
+  key: (text: string) => string,
+  refuse: (problem: string) => never,
+  onChange: (change: ResourceChange) => void,
+): void {
+  if (typeof store !== "string" || !Array.isArray(run))
+    refuse(`line ${line}: a run of changes must be ["c", STORE, [...]]`);
+  let kind: string | undefined;
+  const refs = new Refs();
+  const value = (written: unknown): unknown => valueOf(values, refs, written, line, refuse);
+  for (const row of run as unknown[]) {
+    if (typeof row === "string") {
+      kind = row;
+      continue;
+    }
+    const action = Array.isArray(row) ? ACTION_OF.get(row[1]) : undefined;
+    if (
+      !Array.isArray(row) ||
+      kind === undefined ||
+      typeof row[0] !== "string" ||
+      action === undefined ||
+      (row.length !== 5 && !(row.length === 6 && isObj(row[5])))
+    )
+      refuse(`line ${line}: a change must be [KEY, ACTION, BEFORE, AFTER, DIFF] after its kind`);
+    const cells = row as unknown[];
+    const extra = (cells[5] ?? {}) as Record<string, unknown>;
+    if (Object.keys(extra).some((k) => k !== "address" && TUPLE_FIELDS.has(k)))
+      refuse(`line ${line}: a change's other fields repeat one of its own`);
+    const k = key(cells[0] as string);
+    const change: ResourceChange = {
+      address: changeAddress(store as string, kind!, k),
+      store: store as string,
+      kind: kind as ResourceChange["kind"],
+      key: k,
+      action: action!,
+      before: cells[2] === null ? null : value(cells[2]),
+      after: cells[3] === null ? null : value(cells[3]),
+      diff: value(cells[4]) as ResourceChange["diff"],
+    };
+    onChange(cells.length === 6 ? ({ ...change, ...extra } as ResourceChange) : change);
+  }
 }
 
 /**
@@ -336,62 +407,34 @@ export function recordReader(
   const stores: PlanStore[] = [];
   const changes: ResourceChange[] = [];
   const operations: Operation[] = [];
-  const value = (refs: Refs, written: unknown, line: number): unknown => {
-    const n = refs.in(written);
-    if (n < 0 || n >= values.length)
-      refuse(`line ${line}: a value's number is not one of the values before it`);
-    return values[n];
-  };
+  const value = (refs: Refs, written: unknown, line: number): unknown =>
+    valueOf(values, refs, written, line, refuse);
   const more = (what: string, line: number, n: number, max: number): void => {
     if (n > max) refuse(`line ${line}: more ${what} than the head counts`);
   };
   const readChanges = (store: unknown, run: unknown, line: number): void => {
-    if (typeof store !== "string" || !Array.isArray(run))
-      refuse(`line ${line}: a run of changes must be ["c", STORE, [...]]`);
-    let kind: string | undefined;
-    const refs = new Refs();
-    for (const row of run) {
-      if (typeof row === "string") {
-        kind = row;
-        continue;
-      }
-      const action = Array.isArray(row) ? ACTION_OF.get(row[1]) : undefined;
-      if (
-        !Array.isArray(row) ||
-        kind === undefined ||
-        typeof row[0] !== "string" ||
-        action === undefined ||
-        (row.length !== 5 && !(row.length === 6 && isObj(row[5])))
-      )
-        refuse(`line ${line}: a change must be [KEY, ACTION, BEFORE, AFTER, DIFF] after its kind`);
-      const extra = (row[5] ?? {}) as Record<string, unknown>;
-      if (Object.keys(extra).some((k) => k !== "address" && TUPLE_FIELDS.has(k)))
-        refuse(`line ${line}: a change's other fields repeat one of its own`);
-      const key = shared(row[0]);
-      const change: ResourceChange = {
-        address: changeAddress(store, kind, key),
-        store,
-        kind: kind as ResourceChange["kind"],
-        key,
-        action,
-        before: row[2] === null ? null : value(refs, row[2], line),
-        after: row[3] === null ? null : value(refs, row[3], line),
-        diff: value(refs, row[4], line) as ResourceChange["diff"],
-      };
-      changes.push(row.length === 6 ? ({ ...change, ...extra } as ResourceChange) : change);
+    decodeChanges(store, run, line, values, shared, refuse, (change) => {
+      changes.push(change);
       more("changes", line, changes.length, counts.changes as number);
-    }
+    });
+  };
+  const addresses = {
+    get length() {
+      return changes.length;
+    },
+    address: (i: number) => changes[i]!.address,
   };
   const readOperations = (run: unknown, line: number): void => {
     if (!Array.isArray(run)) refuse(`line ${line}: a run of operations must be ["o", [...]]`);
     const refs = new Refs();
     for (const o of run) {
-      const op = decodeOperation(o, line, changes, (r) => value(refs, r, line), refuse);
+      const op = decodeOperation(o, line, addresses, (r) => value(refs, r, line), refuse);
       operations.push(op);
       more("operations", line, operations.length, counts.operations as number);
     }
   };
   return {
+    stores,
     add(record, line) {
       if (!Array.isArray(record) || typeof record[0] !== "string")
         refuse(`line ${line} is not a record of a plan file`);
@@ -404,15 +447,122 @@ export function recordReader(
       else if (type === "o" && record.length === 2) readOperations(a, line);
       else refuse(`line ${line} is not a record of a plan file`);
     },
-    finish() {
+    finish(handedOn) {
       if (
         stores.length !== counts.stores ||
-        changes.length !== counts.changes ||
-        operations.length !== counts.operations
+        (handedOn?.changes ?? changes.length) !== counts.changes ||
+        (handedOn?.operations ?? operations.length) !== counts.operations
       )
         refuse("it ends before all its stores, changes and operations (cut short?)");
       const { formatVersion: _v, carte: _c, counts: _n, ...rest } = head;
       return { formatVersion: 1, ...rest, stores, changes, operations } as unknown as Plan;
+    },
+  };
+}
+
+/** What {@link recordStream} hands on as it reads. */
+export interface RecordHandlers {
+  /**
+   * The head (line 1, not yet checked), and the plan's stores as they are read (the list grows): before
+   * any other record.
+   */
+  start?(head: Record<string, unknown>, stores: readonly PlanStore[]): void;
+  /** A `c` record: changes of one store (`""` the client's), in the plan's order. */
+  changes(store: string, changes: ResourceChange[], line: number): void;
+  /**
+   * An operation, in the plan's order. Its addresses are not kept: each that names a change of the
+   * plan is `""` (how many it carries is all a view of the calls reads).
+   */
+  operation(op: Operation, line: number): void;
+}
+
+/** A reader of the records of a plan file that keeps its values and stores, never its changes and calls. */
+export interface RecordStream {
+  /** Takes the next line (without its newline), parsed, as {@link RecordReader.add} does. */
+  add(record: unknown, line: number): void;
+  /**
+   * The plan's fields, its stores, and no change nor call, once every record is in; refuses the file
+   * when records are missing, as {@link RecordReader.finish} does.
+   */
+  finish(): Plan;
+  /**
+   * A `c` record read again, after {@link RecordStream.finish} (the file read once more, the same
+   * bytes): its changes to `onChanges`, their values those kept. Other records are left alone.
+   */
+  again(record: unknown, line: number, onChanges: ChangesAgain): void | Promise<void>;
+}
+
+/** What gets the changes of a `c` record read again ({@link RecordStream.again}); the reading waits for its promise. */
+export type ChangesAgain = (store: string, changes: ResourceChange[], line: number) => void | Promise<void>;
+
+/**
+ * A reader of the records after the head, as {@link recordReader}, that hands each run of changes and
+ * each operation on as it reads them instead of keeping them: memory holds the table of values and the
+ * stores, whatever the number of changes.
+ */
+export function recordStream(
+  head: Record<string, unknown>,
+  refuse: (problem: string) => never,
+  handlers: RecordHandlers,
+  inner: RecordReader = recordReader(head, refuse),
+): RecordStream {
+  const counts = head.counts as Record<string, number>;
+  const values: unknown[] = [];
+  const keys = new Map<string, string>();
+  const shared = (text: string): string => {
+    const known = keys.get(text);
+    if (known !== undefined) return known;
+    keys.set(text, text);
+    return text;
+  };
+  let changes = 0;
+  let operations = 0;
+  const addresses = {
+    get length() {
+      return changes;
+    },
+    address: () => "",
+  };
+  handlers.start?.(head, inner.stores);
+  const decode = (store: unknown, run: unknown, line: number, onChanges: ChangesAgain, count = true) => {
+    const list: ResourceChange[] = [];
+    decodeChanges(store, run, line, values, shared, refuse, (change) => {
+      list.push(change);
+      if (count && ++changes > counts.changes!) refuse(`line ${line}: more changes than the head counts`);
+    });
+    return onChanges(store as string, list, line);
+  };
+  return {
+    add(record, line) {
+      if (!Array.isArray(record) || typeof record[0] !== "string")
+        refuse(`line ${line} is not a record of a plan file`);
+      const [type, a, b] = record;
+      if (type === "v" && record.length === 2) values.push(freeze(a));
+      else if (type === "c" && record.length === 3) void decode(a, b, line, handlers.changes);
+      else if (type === "o" && record.length === 2) {
+        if (!Array.isArray(a)) refuse(`line ${line}: a run of operations must be ["o", [...]]`);
+        const refs = new Refs();
+        for (const o of a) {
+          const op = decodeOperation(
+            o,
+            line,
+            addresses,
+            (r) => valueOf(values, refs, r, line, refuse),
+            refuse,
+          );
+          if (++operations > counts.operations!) refuse(`line ${line}: more operations than the head counts`);
+          handlers.operation(op, line);
+        }
+      } else inner.add(record, line);
+    },
+    finish() {
+      if (changes !== counts.changes || operations !== counts.operations)
+        refuse("it ends before all its stores, changes and operations (cut short?)");
+      return inner.finish({ changes: counts.changes!, operations: counts.operations! });
+    },
+    again(record, line, onChanges) {
+      if (Array.isArray(record) && record[0] === "c" && record.length === 3)
+        return decode(record[1], record[2], line, onChanges, false);
     },
   };
 }

@@ -18,7 +18,16 @@ import { rootFor, SHARED_FILE_MODE, writeFileAtomic } from "../atomic.js";
 import { PlanFileError, StalePlanError } from "../errors.js";
 import { SEGMENT_NAMES, isKindName } from "../kinds/registry.js";
 import { hasValidDigest } from "./digest.js";
-import { planRecords, recordReader, RECORDS_PREFIX, PLAN_FILE_VERSION } from "./file-records.js";
+import {
+  planRecords,
+  recordReader,
+  recordStream,
+  RECORDS_PREFIX,
+  PLAN_FILE_VERSION,
+  type ChangesAgain,
+  type RecordHandlers,
+  type RecordStream,
+} from "./file-records.js";
 import { resourceProblem } from "./shapes.js";
 import { PLAN_FORMAT_VERSION, type Plan } from "./types.js";
 
@@ -139,6 +148,27 @@ type PlanData = { records: true; plan: Plan; digestMatches: boolean } | { record
  *   (with the line and column when known) or, of version 2, is not made of a plan's records.
  */
 async function readPlanData(file: string): Promise<PlanData> {
+  const { handle, records } = await openPlan(file);
+  try {
+    if (records) return { records: true, ...(await readRecords(file, handle)) };
+    const size = (await handle.stat()).size;
+    if (size > MAX_PLAN_JSON_BYTES) throw tooLarge(file, size, MAX_PLAN_JSON_BYTES);
+    return { records: false, data: parseJson(file, await readWhole(file, handle)) };
+  } catch (err) {
+    if (err instanceof PlanFileError) throw err;
+    throw ioProblem(file, err);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Opens a plan file within the bounds above (a regular file, at most {@link MAX_PLAN_FILE_BYTES}), and
+ * tells whether it starts as carte writes a file of version 2. The caller closes the handle.
+ *
+ * @throws {@link PlanFileError} as {@link readPlanData}.
+ */
+async function openPlan(file: string): Promise<{ handle: FileHandle; records: boolean }> {
   // Tested before it is opened: a FIFO or a device is refused without being opened at all.
   let info;
   try {
@@ -161,15 +191,11 @@ async function readPlanData(file: string): Promise<PlanData> {
     if (opened.size > MAX_PLAN_FILE_BYTES) throw tooLarge(file, opened.size);
     const start = Buffer.alloc(RECORDS_PREFIX.length);
     const { bytesRead } = await handle.read(start, 0, start.length, 0);
-    if (start.subarray(0, bytesRead).toString("latin1") === RECORDS_PREFIX)
-      return { records: true, ...(await readRecords(file, handle)) };
-    if (opened.size > MAX_PLAN_JSON_BYTES) throw tooLarge(file, opened.size, MAX_PLAN_JSON_BYTES);
-    return { records: false, data: parseJson(file, await readWhole(file, handle)) };
+    return { handle, records: start.subarray(0, bytesRead).toString("latin1") === RECORDS_PREFIX };
   } catch (err) {
+    await handle.close();
     if (err instanceof PlanFileError) throw err;
     throw ioProblem(file, err);
-  } finally {
-    await handle.close();
   }
 }
 
@@ -235,9 +261,13 @@ const READ_CHUNK = 1 << 20;
 async function readRecords(
   file: string,
   handle: FileHandle,
-): Promise<{ plan: Plan; digestMatches: boolean }> {
+  makeReader: (
+    head: Record<string, unknown>,
+    refuse: (problem: string) => never,
+  ) => { add(record: unknown, line: number): void; finish(): Plan } = recordReader,
+): Promise<{ plan: Plan; digestMatches: boolean; hash: string }> {
   const hash = createHash("sha256");
-  let reader: ReturnType<typeof recordReader> | undefined;
+  let reader: ReturnType<typeof makeReader> | undefined;
   let digest: string | undefined;
   let lineNo = 0;
   const refuse = (problem: string): never => {
@@ -250,7 +280,7 @@ async function readRecords(
     if (reader === undefined) {
       if (!isObject(record) || record.formatVersion !== PLAN_FILE_VERSION)
         refuse("line 1 is not the head of a plan");
-      reader = recordReader(record as Record<string, unknown>, refuse);
+      reader = makeReader(record as Record<string, unknown>, refuse);
     } else if (isObject(record) && typeof record.digest === "string" && Object.keys(record).length === 1) {
       digest = record.digest;
       return;
@@ -258,37 +288,55 @@ async function readRecords(
     hash.update(bytes);
     if (newline) hash.update("\n");
   };
-  const buffer = Buffer.alloc(READ_CHUNK);
-  let pending: Buffer[] = [];
-  let pendingLength = 0;
-  let position = 0;
   try {
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-      if (bytesRead === 0) break;
-      if ((position += bytesRead) > MAX_PLAN_FILE_BYTES) throw tooLarge(file, position);
-      const read = buffer.subarray(0, bytesRead);
-      let start = 0;
-      for (let nl = read.indexOf(10); nl !== -1; nl = read.indexOf(10, start)) {
-        const piece = read.subarray(start, nl);
-        onLine(pendingLength > 0 ? Buffer.concat([...pending, piece]) : piece, true);
-        pending = [];
-        pendingLength = 0;
-        start = nl + 1;
-      }
-      if (start < read.length) {
-        pending.push(Buffer.from(read.subarray(start)));
-        if ((pendingLength += read.length - start) > MAX_PLAN_JSON_BYTES)
-          refuse(`line ${lineNo + 1} is longer than ${MAX_PLAN_JSON_BYTES / 1024 ** 2} MiB`);
-      }
-    }
-    if (pendingLength > 0) onLine(Buffer.concat(pending), false);
+    await eachLine(file, handle, onLine, refuse, () => lineNo);
     if (reader === undefined) refuse("it is empty");
-    return { plan: reader!.finish(), digestMatches: digest === `sha256:${hash.digest("hex")}` };
+    const sum = `sha256:${hash.digest("hex")}`;
+    return { plan: reader!.finish(), digestMatches: digest === sum, hash: sum };
   } catch (err) {
     if (err instanceof PlanFileError) throw err;
     throw ioProblem(file, err);
   }
+}
+
+/**
+ * Hands each line of a plan file of version 2 to `onLine` (its bytes without the line feed, and
+ * whether one ended it), reading {@link READ_CHUNK} bytes at a time: at most
+ * {@link MAX_PLAN_FILE_BYTES} in all and {@link MAX_PLAN_JSON_BYTES} a line.
+ */
+async function eachLine(
+  file: string,
+  handle: FileHandle,
+  onLine: (bytes: Buffer, newline: boolean) => void | Promise<void>,
+  refuse: (problem: string) => never,
+  linesRead: () => number,
+): Promise<void> {
+  const buffer = Buffer.alloc(READ_CHUNK);
+  let pending: Buffer[] = [];
+  let pendingLength = 0;
+  let position = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    if (bytesRead === 0) break;
+    if ((position += bytesRead) > MAX_PLAN_FILE_BYTES) throw tooLarge(file, position);
+    const read = buffer.subarray(0, bytesRead);
+    let start = 0;
+    for (let nl = read.indexOf(10); nl !== -1; nl = read.indexOf(10, start)) {
+      const piece = read.subarray(start, nl);
+      // A line's handler that returns a promise is waited for (it writes what it made, say).
+      const waiting = onLine(pendingLength > 0 ? Buffer.concat([...pending, piece]) : piece, true);
+      if (waiting) await waiting;
+      pending = [];
+      pendingLength = 0;
+      start = nl + 1;
+    }
+    if (start < read.length) {
+      pending.push(Buffer.from(read.subarray(start)));
+      if ((pendingLength += read.length - start) > MAX_PLAN_JSON_BYTES)
+        refuse(`line ${linesRead() + 1} is longer than ${MAX_PLAN_JSON_BYTES / 1024 ** 2} MiB`);
+    }
+  }
+  if (pendingLength > 0) await onLine(Buffer.concat(pending), false);
 }
 
 /** Whether parsed JSON is an object (not a list). */
@@ -305,34 +353,49 @@ const MAX_TARGET_LENGTH = 1000;
  * by the file's words; `undefined` when nothing is.
  */
 function planShapeProblem(plan: Record<string, unknown>): string | undefined {
-  const isObj = (v: unknown): v is Record<string, unknown> =>
-    typeof v === "object" && v !== null && !Array.isArray(v);
-  const str = (v: unknown) => typeof v === "string";
-  if (!Array.isArray(plan.stores) || !plan.stores.every((s) => isObj(s) && str(s.key) && str(s.name)))
-    return "stores must be a list of {key, storeId, name}";
-  if (plan.target !== undefined && (!str(plan.target) || (plan.target as string).length > MAX_TARGET_LENGTH))
-    return `target must be a text of at most ${MAX_TARGET_LENGTH} characters`;
+  const first = storesProblem(plan);
+  if (first) return first;
   if (!Array.isArray(plan.changes))
     return "changes must be a list of {address, store, kind, key, action, diff}";
   for (let i = 0; i < plan.changes.length; i++) {
     const problem = changeProblem(plan.changes[i], `changes[${i}]`);
     if (problem) return problem;
   }
-  if (
-    !Array.isArray(plan.operations) ||
-    !plan.operations.every(
-      (o) =>
-        isObj(o) &&
-        str(o.endpoint) &&
-        str(o.method) &&
-        str(o.path) &&
-        Array.isArray(o.stores) &&
-        o.stores.every(str) &&
-        Array.isArray(o.addresses) &&
-        o.addresses.every(str),
-    )
-  )
-    return "operations must be a list of {endpoint, method, path, stores, addresses}";
+  if (!Array.isArray(plan.operations) || !plan.operations.every(isOperationShape)) return OPERATIONS_PROBLEM;
+  return headProblem(plan);
+}
+
+const OPERATIONS_PROBLEM = "operations must be a list of {endpoint, method, path, stores, addresses}";
+
+/** What is wrong with a plan's stores and target, which {@link planShapeProblem} checks first. */
+function storesProblem(plan: Record<string, unknown>): string | undefined {
+  const str = (v: unknown) => typeof v === "string";
+  if (!Array.isArray(plan.stores) || !plan.stores.every((s) => isObject(s) && str(s.key) && str(s.name)))
+    return "stores must be a list of {key, storeId, name}";
+  if (plan.target !== undefined && (!str(plan.target) || (plan.target as string).length > MAX_TARGET_LENGTH))
+    return `target must be a text of at most ${MAX_TARGET_LENGTH} characters`;
+  return undefined;
+}
+
+/** Whether one operation read from a file has the fields the views read. */
+function isOperationShape(o: unknown): boolean {
+  const str = (v: unknown) => typeof v === "string";
+  return (
+    isObject(o) &&
+    str(o.endpoint) &&
+    str(o.method) &&
+    str(o.path) &&
+    Array.isArray(o.stores) &&
+    o.stores.every(str) &&
+    Array.isArray(o.addresses) &&
+    o.addresses.every(str)
+  );
+}
+
+/** What is wrong with the fields of a plan {@link planShapeProblem} checks after its changes and calls. */
+function headProblem(plan: Record<string, unknown>): string | undefined {
+  const isObj = isObject;
+  const str = (v: unknown) => typeof v === "string";
   const summary = plan.summary;
   if (
     !isObj(summary) ||
@@ -502,4 +565,134 @@ export async function readPlanFile(file: string): Promise<Plan> {
     );
   }
   return plan as unknown as Plan;
+}
+
+/** A saved plan read a store at a time ({@link readPlanRounds}). */
+export interface PlanRounds {
+  /** The plan's fields and its stores, with no change nor call (`changes` and `operations` empty). */
+  plan: Plan;
+  /** How many changes the file holds. */
+  changes: number;
+  /** Whether the file matches its digest (see {@link readPlanToShow}). */
+  digestMatches: boolean;
+  /**
+   * Reads the file once more, handing each run of changes (those of one store, in order) to
+   * `onChanges`; with `only`, the runs of the other stores are not decoded.
+   *
+   * @throws {@link PlanFileError} when the file changed since it was first read.
+   */
+  again(onChanges: ChangesAgain, only?: (store: string) => boolean): Promise<void>;
+  /** Closes the file. */
+  close(): Promise<void>;
+}
+
+/** The store of a `c` line, read without parsing the rest of it; `undefined` when it is not one. */
+function storeOfLine(bytes: Buffer): string | undefined {
+  const prefix = '["c","';
+  if (bytes.length < prefix.length || bytes.toString("latin1", 0, prefix.length) !== prefix) return undefined;
+  for (let i = prefix.length; i < bytes.length; i++) {
+    if (bytes[i] === 0x5c) i++;
+    else if (bytes[i] === 0x22) return JSON.parse(bytes.toString("utf8", prefix.length - 1, i + 1)) as string;
+  }
+  return undefined;
+}
+
+/**
+ * Reads a saved plan of format version 2 to show it a store at a time (`carte show FILE`): one read
+ * of the whole file, line by line, which checks it as {@link readPlanToShow} does (bounds, records,
+ * the fields of every change and call, its digest) and hands each run of changes and each call on as
+ * it comes (only those that passed the checks); then {@link PlanRounds.again} reads it again as often
+ * as asked. Memory holds the table of values and the stores, never the plan's changes or calls.
+ *
+ * @returns `undefined` when the file is not of version 2 (a plan of version 1 is one JSON document:
+ *   {@link readPlanToShow} reads it).
+ * @throws {@link PlanFileError} and {@link StalePlanError} as {@link readPlanToShow}, with the same words.
+ */
+export async function readPlanRounds(
+  file: string,
+  handlers: RecordHandlers,
+): Promise<PlanRounds | undefined> {
+  const { handle, records } = await openPlan(file);
+  if (!records) {
+    await handle.close();
+    return undefined;
+  }
+  let problem: string | undefined;
+  let stream: RecordStream | undefined;
+  let changes = 0;
+  let inner: ReturnType<typeof recordReader> | undefined;
+  // Each change and call checked before it is handed on; after the first problem, nothing more is.
+  const checked: RecordHandlers = {
+    ...(handlers.start ? { start: handlers.start } : {}),
+    changes(store, list, line) {
+      if (problem !== undefined) return;
+      const stores = inner!.stores;
+      if (changes === 0) problem = storesProblem({ stores });
+      for (let i = 0; problem === undefined && i < list.length; i++)
+        problem = changeProblem(list[i], `changes[${changes + i}]`);
+      changes += list.length;
+      if (problem === undefined) handlers.changes(store, list, line);
+    },
+    operation(op, line) {
+      if (problem !== undefined) return;
+      if (!isOperationShape(op)) problem = OPERATIONS_PROBLEM;
+      else handlers.operation(op, line);
+    },
+  };
+  try {
+    const read = await readRecords(file, handle, (head, refuse) => {
+      inner = recordReader(head, refuse);
+      return (stream = recordStream(head, refuse, checked, inner));
+    });
+    const plan = read.plan as unknown as Record<string, unknown>;
+    problem = storesProblem(plan) ?? problem ?? headProblem(plan);
+    if (problem) throw new StalePlanError(`${file} is not a plan carte can show: ${problem}`);
+    const again = async (onChanges: ChangesAgain, only?: (store: string) => boolean) => {
+      const hash = createHash("sha256");
+      let lineNo = 0;
+      let done = false;
+      const refuse = (what: string): never => {
+        throw new PlanFileError(`${file} is not a carte plan (${what})`);
+      };
+      const onLine = (bytes: Buffer, newline: boolean): void | Promise<void> => {
+        lineNo++;
+        if (done) return;
+        // The digest's line ends the file (as it was checked): its bytes are not in the digest.
+        if (bytes.toString("latin1", 0, 11) === '{"digest":"') {
+          done = true;
+          return;
+        }
+        hash.update(bytes);
+        if (newline) hash.update("\n");
+        if (lineNo === 1) return;
+        const store = storeOfLine(bytes);
+        if (store !== undefined && only && !only(store)) return;
+        // A line carte did not write so is parsed to know what it is (a run of changes, or other records).
+        if (store === undefined && /^\["[vso]",/.test(bytes.toString("latin1", 0, 5))) return;
+        const record = parseJson(file, bytes, lineNo);
+        if (only && !(Array.isArray(record) && typeof record[1] === "string" && only(record[1]))) return;
+        return stream!.again(record, lineNo, onChanges);
+      };
+      await eachLine(file, handle, onLine, refuse, () => lineNo);
+      if (`sha256:${hash.digest("hex")}` !== read.hash)
+        throw new PlanFileError(`${file} changed while it was read; show it again`);
+    };
+    return {
+      plan: read.plan,
+      changes: changes,
+      digestMatches: read.digestMatches,
+      again: async (onChanges, only) => {
+        try {
+          await again(onChanges, only);
+        } catch (err) {
+          if (err instanceof PlanFileError) throw err;
+          throw ioProblem(file, err);
+        }
+      },
+      close: () => handle.close(),
+    };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
 }

@@ -29,7 +29,7 @@ import { currencyOf } from "../money.js";
 import { canonicalZone } from "../time/zone.js";
 import { kindOfSegment, nounsOf } from "../kinds/registry.js";
 import type { KindView } from "../kinds/show.js";
-import type { Plan, ResourceChange } from "../plan/types.js";
+import type { Operation, Plan, ResourceChange } from "../plan/types.js";
 import {
   detailText,
   fieldOf,
@@ -292,16 +292,7 @@ export function buildView(
   ].filter((s) => byStore.has(s.key));
 
   const unitsByStore = new Map<string, Unit[]>();
-  for (const s of sections) {
-    const changes = byStore.get(s.key)!;
-    const titles = new Map<string, string>();
-    for (const c of changes) {
-      const t = fieldOf(c.after, "title") ?? fieldOf(c.before, "title");
-      if (typeof t === "string" && t !== "" && viewOf(c)?.names) titles.set(c.key, t);
-    }
-    const zone = "timeZone" in s && typeof s.timeZone === "string" ? canonicalZone(s.timeZone) : undefined;
-    unitsByStore.set(s.key, unitsOf(s.key, storeEntries(changes, { money, titles, zone, now })));
-  }
+  for (const s of sections) unitsByStore.set(s.key, sectionUnits(s, byStore.get(s.key)!, money, now));
 
   // Units found in two stores or more (never the client's), in the order they first appear.
   const storesOf = new Map<string, Unit[]>();
@@ -351,27 +342,165 @@ export function buildView(
     if (left.length === 0) continue;
     stores.push({ key: s.key, name: s.name, storeId: s.storeId, changes: joinUnits(left) });
   }
-  // An option right after its group's change (or after another option of it) is listed under it;
-  // elsewhere it says which group it is in.
-  for (const list of [shared.map((x) => x.change), ...stores.map((s) => s.changes)]) {
-    list.forEach((c, i) => {
-      if (c.under === undefined) return;
-      const prev = list[i - 1];
-      const owner =
-        prev !== undefined &&
-        ((prev.lists === c.under && prev.action !== "delete") || (prev.nested && prev.under === c.under));
-      if (owner) {
-        // Under its group's line, which says where the group sits: the option's path would repeat it.
-        c.nested = true;
-        delete c.within;
-      } else if (c.within === undefined) c.within = c.under;
-    });
-  }
+  for (const list of [shared.map((x) => x.change), ...stores.map((s) => s.changes)]) nestOptions(list);
   return {
     shared: shared.map(({ stores, change }) => ({ stores, change })),
     stores,
     run: runStores(plan),
   };
+}
+
+/** A section of the view: a store of the plan, or the client settings (key `""`). */
+type Section = { key: string; name: string; storeId: string; timeZone?: string | undefined };
+
+/** The units of the changes of one section (its changes all of that store, in plan order). */
+function sectionUnits(
+  s: Section,
+  changes: ResourceChange[],
+  money: ReturnType<typeof currencyOf> | undefined,
+  now: number,
+): Unit[] {
+  const titles = new Map<string, string>();
+  for (const c of changes) {
+    const t = fieldOf(c.after, "title") ?? fieldOf(c.before, "title");
+    if (typeof t === "string" && t !== "" && viewOf(c)?.names) titles.set(c.key, t);
+  }
+  const zone = "timeZone" in s && typeof s.timeZone === "string" ? canonicalZone(s.timeZone) : undefined;
+  return unitsOf(s.key, storeEntries(changes, { money, titles, zone, now }));
+}
+
+/**
+ * An option right after its group's change (or after another option of it) is listed under it;
+ * elsewhere it says which group it is in. Changes the views of `list` in place.
+ */
+function nestOptions(list: ChangeView[]): void {
+  list.forEach((c, i) => {
+    if (c.under === undefined) return;
+    const prev = list[i - 1];
+    const owner =
+      prev !== undefined &&
+      ((prev.lists === c.under && prev.action !== "delete") || (prev.nested && prev.under === c.under));
+    if (owner) {
+      // Under its group's line, which says where the group sits: the option's path would repeat it.
+      c.nested = true;
+      delete c.within;
+    } else if (c.within === undefined) c.within = c.under;
+  });
+}
+
+/** What a view read store by store knows of a unit: the stores it is in, and whether their titles agree. */
+interface UnitStores {
+  /** Positions of the stores, in order, each once. */
+  stores: number[];
+  /** The title of the unit in the first store, and whether another store's differs. */
+  title: string | undefined;
+  mixed: boolean;
+}
+
+/**
+ * The presentation model of {@link buildView} made store by store, for a plan read from a file a store
+ * at a time (src/cli/show-text.ts): the same changes in several stores, what is left in each store. Its
+ * memory holds, for each distinct unit (a change, or one detail of an update), the positions of the
+ * stores it is in; never the changes of more than the store at hand.
+ *
+ * Read in three rounds, the stores each time in the same order (the client's changes, key `""`, at any
+ * place): {@link StreamedView.count} every store; then {@link StreamedView.collect} those
+ * {@link StreamedView.holdsFirst} names, after which {@link StreamedView.shared} is the changes the
+ * same in several stores; then {@link StreamedView.store} each store, its section. Gives what
+ * {@link buildView} gives for a plan of these stores, when each store's changes are read whole and in
+ * the plan's order of stores (`Plan.stores`, then stores it does not list, as first found).
+ */
+export class StreamedView {
+  private readonly money: ReturnType<typeof currencyOf> | undefined;
+  private readonly ids = new Map<string, UnitStores>();
+  private readonly positions = new Map<string, number>();
+  private readonly sharedList: (SharedChange & { order: [number, string] })[] = [];
+  private readonly seen = new Set<string>();
+  /** The stores a shared unit is first found in. */
+  private firsts: Set<number> | undefined;
+  /** The keys of the stores by position, once round 1 is over. */
+  private keys: string[] | undefined;
+
+  /**
+   * @param currency - the plan's (`Plan.currency`), to write prices in.
+   * @param now - when the view is read, ms since the epoch (see {@link buildView}).
+   */
+  constructor(
+    currency: string | undefined,
+    private readonly now: number = Date.now(),
+  ) {
+    this.money = currency === undefined ? undefined : currencyOf(currency);
+  }
+
+  /** Round 1: a store's changes (never the client's), in the order of the stores. */
+  count(s: Section, changes: ResourceChange[]): void {
+    const at = this.positions.size;
+    this.positions.set(s.key, at);
+    for (const u of sectionUnits(s, changes, this.money, this.now)) {
+      const known = this.ids.get(u.id);
+      if (known === undefined) this.ids.set(u.id, { stores: [at], title: u.view.title, mixed: false });
+      else if (known.stores[known.stores.length - 1] !== at) {
+        known.stores.push(at);
+        if (u.view.title !== known.title) known.mixed = true;
+      }
+    }
+  }
+
+  /** Whether store `key` holds a unit first found there that is in other stores too (round 2 reads it). */
+  holdsFirst(key: string): boolean {
+    if (this.firsts === undefined) {
+      this.firsts = new Set();
+      for (const u of this.ids.values()) if (u.stores.length >= 2) this.firsts.add(u.stores[0]!);
+    }
+    const at = this.positions.get(key);
+    return at !== undefined && this.firsts.has(at);
+  }
+
+  private isShared(id: string): boolean {
+    return (this.ids.get(id)?.stores.length ?? 0) >= 2;
+  }
+
+  /** Round 2: a store {@link StreamedView.holdsFirst} names, its changes. */
+  collect(s: Section, changes: ResourceChange[]): void {
+    const units = sectionUnits(s, changes, this.money, this.now).filter(
+      (u) => this.isShared(u.id) && !this.seen.has(u.id),
+    );
+    for (const u of units) this.seen.add(u.id);
+    const keys = (this.keys ??= [...this.positions.keys()]);
+    const groups = new Map<string, { stores: number[]; units: Unit[] }>();
+    for (const u of units) {
+      const known = this.ids.get(u.id)!;
+      const view: ChangeView = { ...u.view };
+      if (known.mixed) delete view.title;
+      const key = `${u.at[0]}\u0000${known.stores.join("\u0000")}`;
+      const group = groups.get(key) ?? { stores: known.stores, units: [] };
+      group.units.push({ ...u, view });
+      groups.set(key, group);
+    }
+    for (const g of groups.values())
+      for (const change of joinUnits(g.units))
+        this.sharedList.push({ stores: g.stores.map((p) => keys[p]!), change, order: g.units[0]!.order });
+  }
+
+  /** After round 2: the changes the same in several stores ({@link PlanView.shared}). */
+  shared(): SharedChange[] {
+    const list = [...this.sharedList].sort(
+      (a, b) => a.order[0] - b.order[0] || (a.order[1] < b.order[1] ? -1 : a.order[1] > b.order[1] ? 1 : 0),
+    );
+    nestOptions(list.map((x) => x.change));
+    return list.map(({ stores, change }) => ({ stores, change }));
+  }
+
+  /** Round 3: a store's section (the client's too), what is not shared; `undefined` when nothing is left. */
+  store(s: Section, changes: ResourceChange[]): StoreView | undefined {
+    const left = sectionUnits(s, changes, this.money, this.now).filter(
+      (u) => s.key === "" || !this.isShared(u.id),
+    );
+    if (left.length === 0) return undefined;
+    const view = { key: s.key, name: s.name, storeId: s.storeId, changes: joinUnits(left) };
+    nestOptions(view.changes);
+    return view;
+  }
 }
 
 /** The stores a plan runs over ({@link RunStores}). */
@@ -435,11 +564,27 @@ export const MAX_CALLS_LISTED = 20;
  * /stores/*\/items` for three stores). Raw text: each renderer escapes it.
  */
 export function callLines(plan: Plan): CallLine[] {
-  const out: (CallLine & { endpoint: string })[] = [];
-  const group = plan.operations.length > MAX_CALLS_LISTED;
-  plan.operations.forEach((op, i) => {
-    const last = out[out.length - 1];
-    if (group && last && last.endpoint === op.endpoint && last.method === op.method) {
+  const lines = new CallLines(plan.operations.length);
+  for (const op of plan.operations) lines.add(op);
+  return lines.lines();
+}
+
+/** {@link callLines} made a call at a time, for a plan read from a file as it comes. */
+export class CallLines {
+  private readonly out: (CallLine & { endpoint: string })[] = [];
+  private readonly group: boolean;
+  private count = 0;
+
+  /** @param total - how many calls the plan holds. */
+  constructor(total: number) {
+    this.group = total > MAX_CALLS_LISTED;
+  }
+
+  /** The next call of the plan (how many addresses it carries is all that is read of them). */
+  add(op: Pick<Operation, "endpoint" | "method" | "path" | "stores" | "addresses">): void {
+    const i = this.count++;
+    const last = this.out[this.out.length - 1];
+    if (this.group && last && last.endpoint === op.endpoint && last.method === op.method) {
       const a = last.path.split("/");
       const b = op.path.split("/");
       last.path = a.length === b.length ? a.map((x, k) => (x === b[k] ? x : "*")).join("/") : last.path;
@@ -448,7 +593,7 @@ export function callLines(plan: Plan): CallLine[] {
       last.changes += op.addresses.length;
       return;
     }
-    out.push({
+    this.out.push({
       endpoint: op.endpoint,
       first: i + 1,
       last: i + 1,
@@ -457,6 +602,10 @@ export function callLines(plan: Plan): CallLine[] {
       stores: [...op.stores],
       changes: op.addresses.length,
     });
-  });
-  return out.map(({ endpoint: _endpoint, ...line }) => line);
+  }
+
+  /** The lines of the calls added. */
+  lines(): CallLine[] {
+    return this.out.map(({ endpoint: _endpoint, ...line }) => line);
+  }
 }
