@@ -61,7 +61,8 @@ function* planFileChunks(plan: Plan): Generator<string> {
  * The most bytes of a plan file of format version 2 `carte show`, `carte preview --plan` and `carte
  * apply FILE` read: 1 GiB. A plan that uploads the benchmark's catalog (616 entries) to 10,000 empty
  * stores takes 326 MB (docs/performance.md, "Saved plans"); a plan of routine changes, far less.
- * The file is read a line at a time: memory holds the plan, each distinct resource once, not the text.
+ * The file is read a line at a time: memory holds the plan, each distinct resource once, not the text;
+ * `carte show FILE` in text holds the values and one store's changes ({@link readPlanRounds}).
  */
 export const MAX_PLAN_FILE_BYTES = 1024 * 1024 * 1024;
 
@@ -586,6 +587,16 @@ export interface PlanRounds {
   close(): Promise<void>;
 }
 
+/** A plan file whose bytes changed between two reads of {@link readPlanRounds}. */
+function changedWhileRead(file: string): PlanFileError {
+  return new PlanFileError(`${file} changed while it was read; show it again`);
+}
+
+/** Whether an error is the file system's (it has an error code), not a fault of the code. */
+function isIoError(err: unknown): boolean {
+  return typeof (err as NodeJS.ErrnoException | undefined)?.code === "string";
+}
+
 /** The store of a `c` line, read without parsing the rest of it; `undefined` when it is not one. */
 function storeOfLine(bytes: Buffer): string | undefined {
   const prefix = '["c","';
@@ -647,6 +658,12 @@ export async function readPlanRounds(
     const plan = read.plan as unknown as Record<string, unknown>;
     problem = storesProblem(plan) ?? problem ?? headProblem(plan);
     if (problem) throw new StalePlanError(`${file} is not a plan carte can show: ${problem}`);
+    // What the file was when it was checked: a round that fails on a file changed since says so.
+    const checkedAs = await handle.stat();
+    const changed = async (): Promise<boolean> => {
+      const now = await handle.stat();
+      return now.size !== checkedAs.size || now.mtimeMs !== checkedAs.mtimeMs;
+    };
     const again = async (onChanges: ChangesAgain, only?: (store: string) => boolean) => {
       const hash = createHash("sha256");
       let lineNo = 0;
@@ -674,8 +691,7 @@ export async function readPlanRounds(
         return stream!.again(record, lineNo, onChanges);
       };
       await eachLine(file, handle, onLine, refuse, () => lineNo);
-      if (`sha256:${hash.digest("hex")}` !== read.hash)
-        throw new PlanFileError(`${file} changed while it was read; show it again`);
+      if (`sha256:${hash.digest("hex")}` !== read.hash) throw changedWhileRead(file);
     };
     return {
       plan: read.plan,
@@ -685,7 +701,8 @@ export async function readPlanRounds(
         try {
           await again(onChanges, only);
         } catch (err) {
-          if (err instanceof PlanFileError) throw err;
+          if (await changed().catch(() => true)) throw changedWhileRead(file);
+          if (err instanceof PlanFileError || !isIoError(err)) throw err;
           throw ioProblem(file, err);
         }
       },

@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.js";
 import type { CliIo } from "../../src/cli/io.js";
-import { readPlanToShow, writePlanFile } from "../../src/plan/file.js";
+import { readPlanRounds, readPlanToShow, writePlanFile } from "../../src/plan/file.js";
 import { buildPlan } from "../../src/plan/plan.js";
 import type { Plan } from "../../src/plan/types.js";
 import { renderText } from "../../src/render/text.js";
@@ -152,6 +152,20 @@ describe("carte show FILE in text, a store at a time", () => {
       expect(r.code).toBe(1);
       expect(r.out).toBe("");
       expect(r.err).toContain(expected);
+    }
+  });
+
+  it("refuses to go on with a file changed in place between two of its reads", async () => {
+    const file = path.join(dir, "changing.plan");
+    await writePlanFile(file, chainPlan(4), dir);
+    const rounds = (await readPlanRounds(file, { changes: () => {}, operation: () => {} }))!;
+    try {
+      writeFileSync(file, readFileSync(file, "utf8").replace('"name":"Store s001"', '"name":"Store s00Y"'));
+      await expect(rounds.again(() => {})).rejects.toThrow(
+        `${file} changed while it was read; show it again`,
+      );
+    } finally {
+      await rounds.close();
     }
   });
 });
