@@ -28,7 +28,10 @@
 //                     figures of --save-plan when it is given too)
 //   --preview         with --scope-changed: instead, the menu preview the GitHub Action uploads for that
 //                     one-price pull request (src/preview-site.ts, planned with --base HEAD), of the changed
-//                     store and of all stores: files, bytes, the zip the artifact would be, time to write
+//                     store and of all stores (all three times): files, bytes, the zip the artifact would be,
+//                     time to write, the preview step's own peak RSS (and the RSS the plan left it); then the
+//                     same change saved and `carte preview --plan FILE` of all stores through the CLI, three
+//                     times: a process that makes the preview and nothing else (time, peak RSS)
 // CARTE_BENCH_PROFILE=DIR in the environment: each carte run writes a CPU profile into DIR.
 // CARTE_BENCH_KEEP_PLAN=FILE: --save-plan copies the saved plan there, to be looked at afterwards.
 // CARTE_BENCH_TRACE=DIR: each carte run and the emulator write where their calls spent their time into
@@ -554,19 +557,49 @@ async function carteChild() {
  * of it, estimated as each file deflated at level 6 (the client's default) plus the zip's headers.
  */
 async function previewFigures({ out, select }, result) {
-  const { writePreview } = await import(dist("preview.js"));
+  const { writePreview } = await import(dist("preview-site.js"));
   const { readFileSync: read } = await import("node:fs");
   const { deflateRawSync } = await import("node:zlib");
+  // The preview step's own memory, apart from the plan made before it in the same process (as in the
+  // Action's plan job): the RSS at its start, and its peak, sampled between pages (the pages are
+  // rendered one at a time, their writes awaited) and from the process's peak when the preview raised it.
+  const mib = (b) => b / 1024 / 1024;
+  const rssStart = mib(process.memoryUsage.rss());
+  const heapStart = mib(process.memoryUsage().heapUsed);
+  const peakBefore = peakRssMiB();
+  let sampled = rssStart;
+  let heapPeak = heapStart;
+  let externalPeak = 0;
+  const sampler = setInterval(() => {
+    const u = process.memoryUsage();
+    sampled = Math.max(sampled, mib(u.rss));
+    heapPeak = Math.max(heapPeak, mib(u.heapUsed));
+    externalPeak = Math.max(externalPeak, mib(u.external));
+  }, 5);
   const started = performance.now();
-  const written = await writePreview({
-    plan: result.plan,
-    project: result.project,
-    out,
-    root: out,
-    select,
-    changes: result.base?.changes,
-  });
+  let written;
+  try {
+    written = await writePreview({
+      plan: result.plan,
+      project: result.project,
+      out,
+      root: out,
+      select,
+      changes: result.base?.changes,
+    });
+  } finally {
+    clearInterval(sampler);
+  }
   const ms = performance.now() - started;
+  const peakAfter = peakRssMiB();
+  const memory = {
+    rssStart,
+    heapStart,
+    // The process's peak rose during the preview: that is the preview's peak, exactly; else the samples'.
+    peak: peakAfter > peakBefore ? peakAfter : sampled,
+    heapPeak,
+    externalPeak,
+  };
   const zipStart = performance.now();
   let zipBytes = 22; // end of central directory
   let largest = 0;
@@ -585,6 +618,7 @@ async function previewFigures({ out, select }, result) {
     zipBytes,
     ms,
     zipMs: performance.now() - zipStart,
+    memory,
   };
 }
 
@@ -895,8 +929,11 @@ async function main() {
       if (changed === text) throw new Error("no price to change in store-00000.yaml");
       writeFileSync(storeFile, changed);
       if (values.preview) {
-        for (const select of ["changed", "all"]) {
+        // `all` three times (the median is what docs/performance.md shows), each a fresh process that
+        // plans against HEAD and writes the preview, as the Action's plan job does.
+        for (const select of ["changed", "all", "all", "all"]) {
           const out = path.join(dir, `preview-${select}`);
+          rmSync(out, { recursive: true, force: true });
           const p = await run({ command: "plan", base: "HEAD", preview: { out, select } });
           await emulator.ask({ type: "take" });
           const z = p.preview;
@@ -904,9 +941,41 @@ async function main() {
             `preview ${select.padEnd(7)}          ${z.stores} stores (${z.changes} changes), ${z.files} files: ` +
               `${(z.bytes / 1e6).toFixed(2)} MB of HTML (largest page ${(z.largest / 1e6).toFixed(2)} MB), ` +
               `zip ≈ ${(z.zipBytes / 1e6).toFixed(2)} MB; written in ${s(z.ms)}, zipped in ${s(z.zipMs)}; ` +
-              `peak RSS ${p.peakRssMiB.toFixed(0)} MiB`,
+              `peak RSS of the preview step ${z.memory.peak.toFixed(0)} MiB (${z.memory.rssStart.toFixed(0)} MiB at ` +
+              `its start, after the plan; heap ${z.memory.heapStart.toFixed(0)} → at most ${z.memory.heapPeak.toFixed(0)} MiB, ` +
+              `external at most ${z.memory.externalPeak.toFixed(0)} MiB); the process's, plan included, ${p.peakRssMiB.toFixed(0)} MiB`,
           );
         }
+        // The preview of every store made by a process that does nothing else: the same change planned
+        // and saved (`carte plan --out`), then `carte preview --plan FILE` through the CLI, three times.
+        const planFile = path.join(`${dir}.preview-plan.json`);
+        await cliRun(
+          ["plan", "--config", config, "--parallelism", String(parallelism), "--out", planFile],
+          dir,
+        );
+        await emulator.ask({ type: "take" });
+        const runs = [];
+        for (let k = 0; k < 3; k++) {
+          const out = path.join(`${dir}.preview-cli`);
+          rmSync(out, { recursive: true, force: true });
+          const pv = await cliRun(["preview", "--config", config, "--plan", planFile, "--out", out], dir);
+          const { readdirSync, statSync } = await import("node:fs");
+          const pages = readdirSync(path.join(out, "stores"));
+          const bytes =
+            statSync(path.join(out, "index.html")).size +
+            pages.reduce((n, f) => n + statSync(path.join(out, "stores", f)).size, 0);
+          runs.push(pv);
+          console.log(
+            `carte preview --plan FILE ${pages.length + 1} files, ${(bytes / 1e6).toFixed(2)} MB of HTML; ` +
+              `${s(pv.ms)} end to end, CPU ${s(pv.cpuMs)}; peak RSS ${pv.peakRssMiB.toFixed(0)} MiB`,
+          );
+          rmSync(out, { recursive: true, force: true });
+        }
+        console.log(
+          `carte preview --plan FILE median of 3: ${s(median(runs.map((r) => r.ms)))}, ` +
+            `peak RSS ${median(runs.map((r) => r.peakRssMiB)).toFixed(0)} MiB`,
+        );
+        rmSync(planFile, { force: true });
         return;
       }
       // Three runs: on a shared machine one run's time says little. Each is the CLI in its own process

@@ -2,7 +2,8 @@
  * Writing the menu preview of a plan (docs/preview.md): the one library path under `carte preview`
  * (src/cli/preview.ts) and the GitHub Action's preview artifact (src/action/preview-artifact.ts). It picks
  * the stores to show, renders each page (src/render/menu-pages.ts, pure) and writes it at once through the
- * safe writes of src/atomic.ts, so that a preview of a thousand stores never holds every page in memory, then
+ * safe writes of src/atomic.ts, in pieces of at most {@link WRITE_CHARS} characters, never as one text, so
+ * that a preview of a thousand stores never holds every page in memory, nor one page as one text, then
  * the index, last, so that it links only to pages written (a failed write takes the pages back: {@link
  * writePreview}), and removes the pages an earlier preview wrote in the folder for stores not shown now: only
  * those its list ({@link PREVIEW_LIST}) names, never a file it did not write.
@@ -22,7 +23,7 @@ import { FileWriteError } from "./errors.js";
 import type { LoadedProject } from "./config/index.js";
 import type { StoreState } from "./model.js";
 import type { Plan, ResourceChange } from "./plan/types.js";
-import { platformImageHosts, renderIndex, renderStorePage, storeFileName } from "./render/menu-pages.js";
+import { platformImageHosts, renderIndex, storeFileName, storePageParts } from "./render/menu-pages.js";
 
 /**
  * Which stores a preview shows: `all` the plan's stores; `changed` those with at least one change
@@ -80,6 +81,49 @@ export function previewPlan(plan: Plan, select: PreviewSelection = "all", change
     stores: { value: plan.stores.filter((s) => changed.has(s.key)), enumerable: true },
     changes: { value: plan.changes.filter((c) => changed.has(c.store)), enumerable: true },
   }) as Plan;
+}
+
+/**
+ * The most characters of a page given to the file at once: the pieces of a page (src/render/menu-pages.ts
+ * `storePageParts`) are written together up to it. Below V8's large-object size (128 KiB) even at two
+ * bytes a character, so that the texts written are young objects, collected as soon as they are written.
+ */
+export const WRITE_CHARS = 32 * 1024;
+
+/**
+ * `pieces` as texts of at most {@link WRITE_CHARS} characters, in order: pieces joined up to it, a piece
+ * longer than it cut (never inside a surrogate pair). `bytes.n` counts their UTF-8 bytes as they are
+ * given out.
+ */
+export function* writeBatches(pieces: readonly string[], bytes: { n: number }): Generator<string> {
+  let batch: string[] = [];
+  let size = 0;
+  const flush = (): string => {
+    const text = batch.join("");
+    batch = [];
+    size = 0;
+    bytes.n += Buffer.byteLength(text, "utf8");
+    return text;
+  };
+  for (const piece of pieces) {
+    if (size > 0 && size + piece.length > WRITE_CHARS) yield flush();
+    if (piece.length > WRITE_CHARS) {
+      // A surrogate pair is never cut: the cut moves one back when it would fall inside one.
+      for (let at = 0; at < piece.length;) {
+        let end = Math.min(at + WRITE_CHARS, piece.length);
+        const code = piece.charCodeAt(end - 1);
+        if (end < piece.length && code >= 0xd800 && code <= 0xdbff) end--;
+        batch.push(piece.slice(at, end));
+        size = end - at;
+        at = end;
+        if (at < piece.length) yield flush();
+      }
+    } else {
+      batch.push(piece);
+      size += piece.length;
+    }
+  }
+  if (size > 0) yield flush();
 }
 
 /**
@@ -217,10 +261,15 @@ export async function writePreview(options: PreviewOptions): Promise<WrittenPrev
   };
   const index = path.join(out, "index.html");
   const pages: string[] = [];
-  let bytes = 0;
-  const write = async (file: string, html: string) => {
-    await writeFileAtomic(file, html, target);
-    bytes += Buffer.byteLength(html, "utf8");
+  const bytes = { n: 0 };
+  const write = async (file: string, html: readonly string[]) => {
+    const before = bytes.n;
+    try {
+      await writeFileAtomic(file, writeBatches(html, bytes), target);
+    } catch (err) {
+      bytes.n = before;
+      throw err;
+    }
   };
   const earlier = await earlierPages(out);
   const names = new Set(plan.stores.map((s) => storeFileName(s.key)));
@@ -244,14 +293,20 @@ export async function writePreview(options: PreviewOptions): Promise<WrittenPrev
     for (const store of plan.stores) {
       const page = path.join(out, "stores", storeFileName(store.key));
       const own = withChanges(plan, byStore.get(store.key) ?? []);
-      await write(page, renderStorePage(own, store, states.get(store.key), imageHosts));
+      await write(page, storePageParts(own, store, states.get(store.key), imageHosts));
       pages.push(page);
     }
-    await write(index, renderIndex(plan));
+    await write(index, [renderIndex(plan)]);
   } catch (err) {
     throw await takenBack(err, pages, index, target);
   }
   await removeStalePages(out, earlier, names, options.root);
   await writePageList(out, names, options.root);
-  return { index, files: [index, ...pages], stores: plan.stores.length, changes: plan.changes.length, bytes };
+  return {
+    index,
+    files: [index, ...pages],
+    stores: plan.stores.length,
+    changes: plan.changes.length,
+    bytes: bytes.n,
+  };
 }

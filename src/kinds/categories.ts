@@ -92,7 +92,7 @@ const view: KindView = {
 /**
  * A category's section inside its menu on a preview's page (src/kinds/show.ts `KindPreview`): its
  * title, when it is shown, and its items (`placed`: the mark the menu's list gives it; `active`:
- * whether the menu shows it).
+ * whether the menu shows it). As pieces, an item each (src/kinds/show.ts `KindPreview.page`).
  */
 export function renderCategory(
   v: PreviewPage,
@@ -100,31 +100,34 @@ export function renderCategory(
   sku: string,
   active: boolean,
   placed: string | undefined,
-): string {
+): string[] {
   const c = v.change("category", sku);
   const category = afterPlan(c, v.state ? own(categoriesOf(v.state), sku) : undefined);
   const m = placed ?? mark(c);
   // A category may be in several menus: its id names the menu too.
   const id = `category-${idPart(menu)}__${idPart(sku)}`;
   if (!category)
-    return `<section${classes("entry category", m)}${attr("data-sku", sku)}><h3>${t(sku)}</h3></section>`;
+    return [`<section${classes("entry category", m)}${attr("data-sku", sku)}><h3>${t(sku)}</h3></section>`];
   const before = c?.action === "update" ? (c.before as CategoryResource).items : undefined;
-  const items = merged(category.items, before)
-    .map(({ sku: i, gone, new: fresh }) => renderItem(v, i, gone ? "removed" : fresh ? "added" : undefined))
-    .join("\n");
+  const items = merged(category.items, before).map(
+    ({ sku: i, gone, new: fresh }, n) =>
+      `${n > 0 ? "\n" : ""}${renderItem(v, i, gone ? "removed" : fresh ? "added" : undefined)}`,
+  );
   const schedules = valueOr(
     field<CategoryResource>("schedules", c, (r) => r.schedules ?? [], pageSchedulesText),
     t(pageSchedulesText(category.schedules)),
   );
-  return (
+  return [
     `<section${classes("entry category", m)}${attr("id", id)}${attr("data-sku", sku)}${active ? "" : ' data-inactive="true"'}>` +
-    `<h3>${valueOr(
-      field<CategoryResource>("title", c, (r) => r.title, String),
-      t(category.title),
-    )}${headingBadge(m)}${active ? "" : ' <span class="badge">Not active</span>'}</h3>` +
-    (schedules !== "always" ? `<p class="meta">Shown: ${schedules}</p>` : "") +
-    `<ul${attr("aria-label", `Items of ${category.title}`)}>\n${items}\n</ul></section>`
-  );
+      `<h3>${valueOr(
+        field<CategoryResource>("title", c, (r) => r.title, String),
+        t(category.title),
+      )}${headingBadge(m)}${active ? "" : ' <span class="badge">Not active</span>'}</h3>` +
+      (schedules !== "always" ? `<p class="meta">Shown: ${schedules}</p>` : "") +
+      `<ul${attr("aria-label", `Items of ${category.title}`)}>\n`,
+    ...items,
+    "\n</ul></section>",
+  ];
 }
 
 /** The categories kind. */

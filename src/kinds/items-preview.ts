@@ -298,20 +298,22 @@ function renderOption(v: PreviewPage, sku: string, placed: string | undefined): 
 /**
  * The page's "Modifier groups" section: every group its items and options link to, once, in the order
  * the page first links to them (the groups that a group's options link to are added as they are met).
- * Drawn after what links to the groups (the menus); `""` when nothing does.
+ * Drawn after what links to the groups (the menus); none when nothing does. As pieces (a group each),
+ * not joined: the section of a big catalog is hundreds of KB (src/kinds/show.ts `KindPreview.page`).
  */
-export function renderGroups(v: PreviewPage): string {
+export function renderGroups(v: PreviewPage): string[] {
   const groups = itemsPage(v).groups;
-  const parts: string[] = [];
-  for (let i = 0; i < groups.length; i++) parts.push(renderGroup(v, groups[i]!));
-  if (parts.length === 0) return "";
-  return (
+  if (groups.length === 0) return [];
+  const parts = [
     `<section class="entry groups" id="modifier-groups" aria-labelledby="modifier-groups-title">` +
-    `<h2 id="modifier-groups-title">Modifier groups</h2>` +
-    `<p class="meta">Each group once, with its options at their own prices; the items link here, and list ` +
-    `the prices they give an option where it costs something else inside them.</p>\n` +
-    `${parts.join("\n")}\n</section>`
-  );
+      `<h2 id="modifier-groups-title">Modifier groups</h2>` +
+      `<p class="meta">Each group once, with its options at their own prices; the items link here, and list ` +
+      `the prices they give an option where it costs something else inside them.</p>\n`,
+  ];
+  // The groups an item links to are added to the list as they are met: its length is read each time.
+  for (let i = 0; i < groups.length; i++) parts.push(`${i > 0 ? "\n" : ""}${renderGroup(v, groups[i]!)}`);
+  parts.push("\n</section>");
+  return parts;
 }
 
 /** An item's entry in its category (`placed`: the mark the category's list gives it). */

@@ -122,25 +122,30 @@ const view: KindView = {
   },
 };
 
-/** A menu's section on a preview's page: its categories in order, those it drops struck through. */
-function renderMenu(v: PreviewPage, type: string): string {
+/**
+ * A menu's section on a preview's page: its categories in order, those it drops struck through. As
+ * pieces (src/kinds/show.ts `KindPreview.page`).
+ */
+function renderMenu(v: PreviewPage, type: string): string[] {
   const c = v.change("menu", type);
   const menu = afterPlan<MenuResource>(c, v.state ? own(menusOf(v.state), type) : undefined)!;
   const before = c?.action === "update" ? (c.before as MenuResource).categories : undefined;
   const active = new Map(menu.categories.map((e) => [e.sku, e.active]));
   for (const e of before ?? []) if (!active.has(e.sku)) active.set(e.sku, e.active);
-  const categories = merged(
+  const parts = [
+    `<section${classes("entry menu", mark(c))}${attr("id", `menu-${idPart(type)}`)}${attr("data-menu", type)}>` +
+      `<h2>Menu ${t(type)}${headingBadge(mark(c))}</h2>\n`,
+  ];
+  merged(
     menu.categories.map((e) => e.sku),
     before?.map((e) => e.sku),
-  )
-    .map(({ sku, gone, new: fresh }) =>
-      renderCategory(v, type, sku, active.get(sku) ?? true, gone ? "removed" : fresh ? "added" : undefined),
-    )
-    .join("\n");
-  return (
-    `<section${classes("entry menu", mark(c))}${attr("id", `menu-${idPart(type)}`)}${attr("data-menu", type)}>` +
-    `<h2>Menu ${t(type)}${headingBadge(mark(c))}</h2>\n${categories}\n</section>`
-  );
+  ).forEach(({ sku, gone, new: fresh }, n) => {
+    if (n > 0) parts.push("\n");
+    const placed = gone ? "removed" : fresh ? "added" : undefined;
+    for (const piece of renderCategory(v, type, sku, active.get(sku) ?? true, placed)) parts.push(piece);
+  });
+  parts.push("\n</section>");
+  return parts;
 }
 
 /** Whether the menu `type` shows an active category after the plan. */
@@ -162,13 +167,17 @@ const preview: KindPreview = {
     for (const c of v.changes("menu")) types.add(c.key);
     // The menus customers see first: those that show an active category, then the others (an
     // inactive catering menu), each set by type.
-    const menus = [...types]
-      .sort()
-      .sort((a, b) => Number(showsActive(v, b)) - Number(showsActive(v, a)))
-      .map((type) => renderMenu(v, type));
+    const order = [...types].sort().sort((a, b) => Number(showsActive(v, b)) - Number(showsActive(v, a)));
+    const parts = [renderUpcoming(v)];
+    if (order.length === 0) parts.push("<p>This store has no menu.</p>");
+    order.forEach((type, n) => {
+      if (n > 0) parts.push("\n");
+      for (const piece of renderMenu(v, type)) parts.push(piece);
+    });
+    parts.push("\n");
     // After the menus, which ask for the groups they link to.
-    const groups = renderGroups(v);
-    return `${renderUpcoming(v)}${menus.length > 0 ? menus.join("\n") : "<p>This store has no menu.</p>"}\n${groups}`;
+    for (const piece of renderGroups(v)) parts.push(piece);
+    return parts;
   },
 };
 

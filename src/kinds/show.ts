@@ -78,8 +78,13 @@ export interface KindPreview {
    * The kind's part of the page, after the plan, in registry order: the menus with their categories,
    * items and modifier groups; a section of the kind's own. Absent for a kind drawn inside another
    * kind's part (a category inside its menu, an item's availability on the item).
+   *
+   * Given as pieces, written one after the other as they are (none joined to another): a piece is a
+   * whole element or a run of them of about one category's or one group's size, so that a page of a big
+   * menu is never one text of hundreds of KB while the next is drawn (a preview of a thousand stores
+   * writes one such page after another).
    */
-  page?(page: PreviewPage): string;
+  page?(page: PreviewPage): readonly string[];
   /**
    * The images the kind's resources draw: `of` one resource (a change's `before`), `all` of a store's
    * state by key. The origins of the images the platform holds (the resources before the plan) are

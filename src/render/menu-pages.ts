@@ -119,18 +119,31 @@ function hashSource(text: string): string {
 const STYLE_SOURCE = hashSource(CSS);
 
 /**
- * A page: its one style and one script inline, each allowed by its hash alone, and images from
- * `images` alone (the origins of the images the page draws, {@link imageOrigin}; none: no image).
+ * A page as pieces, its body's as they are between its head and its end: its one style and one script
+ * inline, each allowed by its hash alone, and images from `images` alone (the origins of the images the
+ * page draws, {@link imageOrigin}; none: no image).
  */
-function page(title: string, body: string, script: string, images: ReadonlySet<string> = new Set()): string {
+function pageParts(
+  title: string,
+  body: readonly string[],
+  script: string,
+  images: ReadonlySet<string> = new Set(),
+): string[] {
   const img = images.size === 0 ? "'none'" : [...images].sort().join(" ");
   const policy = `default-src 'none'; img-src ${img}; style-src ${STYLE_SOURCE}; script-src ${hashSource(script)}`;
-  return (
+  return [
     `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n` +
-    `<meta name="viewport" content="width=device-width, initial-scale=1">\n` +
-    `<meta http-equiv="Content-Security-Policy"${attr("content", policy)}>\n` +
-    `<title>${t(title)}</title>\n<style>${CSS}</style>\n</head>\n<body>\n${body}\n<script>${script}</script>\n</body>\n</html>\n`
-  );
+      `<meta name="viewport" content="width=device-width, initial-scale=1">\n` +
+      `<meta http-equiv="Content-Security-Policy"${attr("content", policy)}>\n` +
+      `<title>${t(title)}</title>\n<style>${CSS}</style>\n</head>\n<body>\n`,
+    ...body,
+    `\n<script>${script}</script>\n</body>\n</html>\n`,
+  ];
+}
+
+/** A page as one text ({@link pageParts}). */
+function page(title: string, body: string, script: string, images?: ReadonlySet<string>): string {
+  return pageParts(title, [body], script, images).join("");
 }
 
 const FILTER_SCRIPT = `
@@ -289,8 +302,24 @@ export function renderStorePage(
   plan: Plan,
   store: PlanStore,
   state: StoreState | undefined,
-  imageHosts: ReadonlySet<string> = platformImageHosts(plan, new Map([[store.key, state]])),
+  imageHosts?: ReadonlySet<string>,
 ): string {
+  return storePageParts(plan, store, state, imageHosts).join("");
+}
+
+/**
+ * {@link renderStorePage} as pieces to write one after the other, none joined to another: each of
+ * about one item's, one group's or the page head's size (src/kinds/show.ts `KindPreview.page`). A
+ * preview of many stores writes them so (src/preview-site.ts): a page of a big menu is hundreds of
+ * KB, and as one text each page left that much to the garbage collector's old generation whenever a
+ * collection came while it was drawn.
+ */
+export function storePageParts(
+  plan: Plan,
+  store: PlanStore,
+  state: StoreState | undefined,
+  imageHosts: ReadonlySet<string> = platformImageHosts(plan, new Map([[store.key, state]])),
+): string[] {
   // The changes the kinds draw, by kind and key; those of the other kinds are only counted.
   const changes = new Map<string, KindChange>();
   let others = 0;
@@ -303,8 +332,16 @@ export function renderStorePage(
     else others++;
   }
   const v = pageOf(plan, state, changes, imageHosts);
-  const parts = kinds.flatMap((k) => (k.preview?.page ? [k.preview.page(v)] : []));
-  const body =
+  const main = [`\n<main>\n`];
+  let first = true;
+  for (const kind of kinds) {
+    if (!kind.preview?.page) continue;
+    if (!first) main.push("\n");
+    first = false;
+    for (const piece of kind.preview.page(v)) main.push(piece);
+  }
+  main.push("</main>");
+  const header =
     `<header><p><a href="../index.html">All stores</a></p>` +
     `<h1>${t(store.name)} <code>${t(store.key)}</code></h1>` +
     `<p><span id="change-count"${attr("data-changes", count)}>${count === 1 ? "1 change" : `${count} changes`}</span> in the plan` +
@@ -313,9 +350,9 @@ export function renderStorePage(
     `<p class="meta">Marked: <span class="badge added">new</span> <span class="badge removed">removed</span> ` +
     `<span class="badge changed">changed</span> <span class="badge off">switched off</span></p>` +
     // A page that draws a change opens on it: "Show changed only" starts on there.
-    `<div class="controls"><input id="changed-only" type="checkbox"${changes.size > 0 ? " checked" : ""}> <label for="changed-only">Show changed only</label></div></header>\n` +
-    `<main>\n${parts.join("\n")}</main>`;
-  return page(`${store.name} — menu preview`, body, TOGGLE_SCRIPT, v.drawn);
+    `<div class="controls"><input id="changed-only" type="checkbox"${changes.size > 0 ? " checked" : ""}> <label for="changed-only">Show changed only</label></div></header>`;
+  // The header and the policy after the parts: the policy names the image origins the parts drew.
+  return pageParts(`${store.name} — menu preview`, [header, ...main], TOGGLE_SCRIPT, v.drawn);
 }
 
 /** The whole site: `index.html` and `stores/<file>.html` per store of the plan ({@link storeFileName}). */

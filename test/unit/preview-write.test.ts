@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildPlan, createPlanner } from "../../src/plan/plan.js";
-import { previewPlan, writePreview } from "../../src/preview-site.js";
+import { WRITE_CHARS, previewPlan, writeBatches, writePreview } from "../../src/preview-site.js";
+import { renderStorePage, storePageParts } from "../../src/render/menu-pages.js";
 import type { StoreState } from "../../src/model.js";
 import { catalogOf, current, desired, item, store } from "../helpers/builders.js";
 
@@ -103,5 +104,63 @@ describe("a preview of many stores", () => {
     });
     expect(written.stores).toBe(300);
     expect(reads).toBeLessThan(300 * 10);
+  });
+});
+
+/** A store whose menu is one category of `n` items, with a price changed in the plan. */
+function bigMenu(key: string, n: number, price: number): StoreState {
+  return store(key, key.slice(1), (s) => {
+    const c = catalogOf(s);
+    const skus = Array.from({ length: n }, (_, i) => `ITEM-${String(i).padStart(4, "0")}`);
+    c.items = Object.fromEntries(
+      skus.map((sku, i) => [sku, item(sku, i === 0 ? price : 100, { title: `Dish ${sku} — served warm` })]),
+    );
+    c.categories = { MAINS: { sku: "MAINS", title: "Mains", items: skus } };
+    c.menus = { REGULAR: { type: "REGULAR", categories: [{ sku: "MAINS", active: true }] } };
+  });
+}
+
+describe("the page of a big menu", () => {
+  const want = desired(bigMenu("s1", 600, 120));
+  const big = buildPlan(want, current(bigMenu("s1", 600, 100)));
+  const state = want.stores.s1!;
+
+  it("is drawn as pieces of an item's size, never as one text of the whole menu", () => {
+    const html = renderStorePage(big, big.stores[0]!, state);
+    // The page of 600 items is hundreds of KB: as one text, each page of a preview of many stores was
+    // a large object that outlived the garbage collector's young generation.
+    expect(html.length).toBeGreaterThan(4 * WRITE_CHARS);
+    const parts = storePageParts(big, big.stores[0]!, state);
+    expect(parts.join("")).toBe(html);
+    expect(Math.max(...parts.map((p) => p.length))).toBeLessThan(8 * 1024);
+  });
+
+  it("is written in texts of at most WRITE_CHARS characters, the file the page as drawn", async () => {
+    const parts = storePageParts(big, big.stores[0]!, state);
+    const bytes = { n: 0 };
+    const texts = [...writeBatches(parts, bytes)];
+    expect(texts.length).toBeGreaterThan(4);
+    expect(Math.max(...texts.map((x) => x.length))).toBeLessThanOrEqual(WRITE_CHARS);
+    expect(texts.join("")).toBe(parts.join(""));
+    expect(bytes.n).toBe(Buffer.byteLength(parts.join(""), "utf8"));
+    const out = mkdtempSync(path.join(tmpdir(), "carte-preview-big-"));
+    const written = await writePreview({ plan: big, project: { desired: want }, out, root: out });
+    const page = readFileSync(path.join(out, "stores", "s1.html"), "utf8");
+    expect(page).toBe(renderStorePage(big, big.stores[0]!, state));
+    expect(written.bytes).toBe(written.files.reduce((n, f) => n + readFileSync(f).length, 0));
+  });
+
+  it("cuts a piece longer than WRITE_CHARS between characters, never inside a surrogate pair", () => {
+    // A piece of WRITE_CHARS - 1 letters then emoji (two UTF-16 units each): a cut at WRITE_CHARS falls
+    // inside the first emoji.
+    const piece = "a".repeat(WRITE_CHARS - 1) + "🍕".repeat(WRITE_CHARS);
+    const bytes = { n: 0 };
+    const texts = [...writeBatches(["<p>", piece, "</p>"], bytes)];
+    expect(texts.join("")).toBe(`<p>${piece}</p>`);
+    for (const text of texts) {
+      expect(text.length).toBeLessThanOrEqual(WRITE_CHARS);
+      expect(Buffer.from(text, "utf8").toString("utf8")).toBe(text);
+    }
+    expect(bytes.n).toBe(Buffer.byteLength(`<p>${piece}</p>`, "utf8"));
   });
 });
