@@ -466,6 +466,8 @@ async function carteChild() {
             ...(m.base ? { base: m.base, ...(m.scope ? { scope: m.scope } : {}), checksums: false } : {}),
             secrets: () => discardingSink(() => {}),
             convergenceTimeoutMs: 600_000,
+            // `carte --timeout`: its default (15 minutes) is shorter than a 10,000-store apply.
+            runTimeoutMs: 4 * 3_600_000,
           },
           {
             onPlan: () => void (planMs = performance.now() - started),
