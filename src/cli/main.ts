@@ -591,9 +591,11 @@ function isMain(): boolean {
  * A writer to `stream` that goes on writing nothing once its reader has gone. A reader that stops early
  * (`carte import | head`) closes the pipe: the command still runs to its end, as the files and the
  * platform need, and what is left to print goes nowhere, instead of an unhandled EPIPE ending the
- * process half-way. Any other error of the stream is thrown.
+ * process half-way. Any other error of the stream is thrown. `chunks` writes pieces with the stream's
+ * backpressure: the next piece is taken once the stream has room for it (its `drain`), so that a text
+ * made as it is written (the JSON of a plan) is never all queued at once.
  */
-function pipeWriter(stream: NodeJS.WriteStream): {
+export function pipeWriter(stream: Pick<NodeJS.WriteStream, "on" | "once" | "off" | "write">): {
   write: (s: string) => void;
   chunks: (chunks: Iterable<string>) => Promise<void>;
 } {

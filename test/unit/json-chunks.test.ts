@@ -3,7 +3,8 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/main.js";
+import { Writable } from "node:stream";
+import { pipeWriter, runCli } from "../../src/cli/main.js";
 import type { CliIo } from "../../src/cli/io.js";
 import { readPlanToShow } from "../../src/plan/file.js";
 import { JSON_CHUNK, jsonChunks, renderJson, renderJsonChunks } from "../../src/render/json.js";
@@ -121,5 +122,50 @@ describe("carte plan --json and carte show --json", () => {
     writeFileSync(planFile, printed.pieces.join(""));
     // What plan --json printed is itself a plan carte shows and applies: its digest matches.
     expect((await readPlanToShow(planFile)).digestMatches).toBe(true);
+  });
+});
+
+describe("standard output with backpressure", () => {
+  it("takes the next piece only once the output has room, and none once its reader has gone", async () => {
+    let written = 0;
+    let pulled = 0;
+    let most = 0;
+    const slow = new Writable({
+      highWaterMark: 1000,
+      write(_chunk, _encoding, done) {
+        written++;
+        setTimeout(done, 1);
+      },
+    });
+    const pieces = function* (n: number): Generator<string> {
+      for (let i = 0; i < n; i++) {
+        pulled++;
+        most = Math.max(most, pulled - written);
+        yield "x".repeat(600);
+      }
+    };
+    await pipeWriter(slow as unknown as NodeJS.WriteStream).chunks(pieces(50));
+    expect(pulled).toBe(50);
+    // Never more than a couple of pieces made ahead of what the output wrote.
+    expect(most).toBeLessThanOrEqual(3);
+
+    // A reader that went away (EPIPE): the rest is neither made nor written.
+    const gone = new Writable({
+      write(_chunk, _encoding, done) {
+        done(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
+      },
+    });
+    pulled = 0;
+    written = 0;
+    const writer = pipeWriter(gone as unknown as NodeJS.WriteStream);
+    await writer.chunks(
+      (function* () {
+        for (let i = 0; i < 1000; i++) {
+          pulled++;
+          yield "x".repeat(100_000);
+        }
+      })(),
+    );
+    expect(pulled).toBeLessThan(1000);
   });
 });
