@@ -64,6 +64,8 @@ import { tmpdir, loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import v8 from "node:v8";
+import vm from "node:vm";
 
 const self = fileURLToPath(import.meta.url);
 const root = path.dirname(path.dirname(self));
@@ -529,6 +531,8 @@ async function carteChild() {
         saveMs = performance.now() - saveStart;
       }
       const preview = m.preview ? await previewFigures(m.preview, result) : undefined;
+      const peakMiB = peakRssMiB();
+      if (preview) preview.held = heldAfter(result);
       reply({
         preview,
         loadMs,
@@ -545,12 +549,37 @@ async function carteChild() {
         pending: result.report?.pending.length ?? 0,
         verifyMs: result.report?.waitedMs,
         failed: result.report?.failed ?? 0,
-        peakRssMiB: peakRssMiB(),
+        peakRssMiB: peakMiB,
       });
     } catch (err) {
       reply({ error: String(err?.stack ?? err) });
     }
   });
+}
+
+/**
+ * What the run's result holds once the preview is written (after the figures, which it would change):
+ * the live heap after a full collection, then again without each part of the result in turn (what
+ * that part alone kept alive), in MiB.
+ */
+function heldAfter(result) {
+  v8.setFlagsFromString("--expose-gc");
+  const gc = vm.runInNewContext("gc");
+  const live = () => {
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed / 1024 / 1024;
+  };
+  const held = { live: live() };
+  let before = held.live;
+  for (const part of ["base", "project", "plan"]) {
+    delete result[part];
+    const now = live();
+    held[part] = before - now;
+    before = now;
+  }
+  held.rest = before;
+  return held;
 }
 
 /**
@@ -946,6 +975,11 @@ async function main() {
               `peak RSS of the preview step ${z.memory.peak.toFixed(0)} MiB (${z.memory.rssStart.toFixed(0)} MiB at ` +
               `its start, after the plan; heap ${z.memory.heapStart.toFixed(0)} → at most ${z.memory.heapPeak.toFixed(0)} MiB, ` +
               `external at most ${z.memory.externalPeak.toFixed(0)} MiB); the process's, plan included, ${p.peakRssMiB.toFixed(0)} MiB`,
+          );
+          const h = z.held;
+          console.log(
+            `  held after the preview: live heap ${h.live.toFixed(0)} MiB: the base's split ${h.base.toFixed(0)}, ` +
+              `the project ${h.project.toFixed(0)}, the plan ${h.plan.toFixed(0)}, the rest ${h.rest.toFixed(0)} MiB`,
           );
         }
         // The preview of every store made by a process that does nothing else: the same change planned
