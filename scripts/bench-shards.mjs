@@ -23,7 +23,9 @@
 //      pull request 7 in-process (src/action/main.ts `runAction`, as test/action/preview.test.ts does):
 //      the runner's environment and event payload, the review key set, the preview uploaded to a fake
 //      of the artifact client that counts its files and bytes and answers an artifact id of its own.
-//      Its wall time (process start included), peak RSS, reads, run record, job summary, log, preview;
+//      Its wall time (process start included), the Action's own time until the preview began (loading
+//      both commits, reading, planning) and writing the preview, peak RSS, reads, run record, job
+//      summary, log, preview;
 //   4. a process that runs `command: report` with input `plans: carte-runs/*.json` in a folder holding
 //      the N records only (the report job downloads the artifacts, it checks nothing out), against a
 //      fake of GitHub's REST API on 127.0.0.1 that keeps the comment it is sent: its wall time, peak RSS,
@@ -43,6 +45,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  watch,
   writeFileSync,
 } from "node:fs";
 import { createServer } from "node:http";
@@ -96,17 +99,26 @@ async function actionChild() {
   try {
     const { runAction } = await import(path.join(root, "dist", "action", "main.js"));
     const preview = { uploads: 0, files: 0, bytes: 0 };
+    // When the preview began (its folder made under RUNNER_TEMP, right before its first page) and when
+    // it was handed to the upload: the job's time before, during and after the preview.
+    const phases = { previewStartMs: undefined, uploadMs: undefined };
+    const started = performance.now();
+    const watcher = watch(process.env.RUNNER_TEMP, (event, name) => {
+      if (phases.previewStartMs === undefined && String(name).startsWith("carte-preview-"))
+        phases.previewStartMs = performance.now() - started;
+    });
     const uploadArtifact = (name, files) => {
+      phases.uploadMs ??= performance.now() - started;
       preview.uploads++;
       preview.files += files.length;
       for (const f of files) preview.bytes += statSync(f).size;
       return Promise.resolve({ id: Number(process.env.BENCH_ARTIFACT_ID), size: preview.bytes });
     };
-    const started = performance.now();
     const code = await runAction(process.env, { uploadArtifact });
     const ms = performance.now() - started;
+    watcher.close();
     const peakRssMiB = process.resourceUsage().maxRSS / 1024;
-    process.send({ code, ms, peakRssMiB, preview }, () => process.exit(0));
+    process.send({ code, ms, peakRssMiB, preview, ...phases }, () => process.exit(0));
   } catch (err) {
     process.send({ error: String(err?.stack ?? err) }, () => process.exit(1));
   }
@@ -330,6 +342,10 @@ async function shardJob({ k, n, dir, work, runs, event, github, preview, emulato
     summaryBytes: statSync(files.summary).size,
     logBytes: statSync(log).size,
     preview: job.preview,
+    // The plan (loading both commits, reading, planning), the preview, the rest (record, job summary).
+    planMs: job.previewStartMs ?? job.ms,
+    previewMs:
+      job.previewStartMs !== undefined && job.uploadMs !== undefined ? job.uploadMs - job.previewStartMs : 0,
     linked: record.preview?.url === artifactUrl(k),
   };
   rmSync(jobDir, { recursive: true, force: true });
@@ -432,10 +448,11 @@ async function main() {
         );
       }
       const f = { ...runsOfK[0] };
-      for (const key of ["wallMs", "ms", "peakRssMiB"]) f[key] = median(runsOfK.map((x) => x[key]));
+      for (const key of ["wallMs", "ms", "peakRssMiB", "planMs", "previewMs"])
+        f[key] = median(runsOfK.map((x) => x[key]));
       shards.push(f);
       console.log(
-        `shard ${String(k).padStart(3)}/${n}  ${s(f.wallMs)} (Action ${s(f.ms)}); peak RSS ${f.peakRssMiB.toFixed(0)} MiB; ` +
+        `shard ${String(k).padStart(3)}/${n}  ${s(f.wallMs)} (Action ${s(f.ms)}: until the preview ${s(f.planMs)}, preview ${s(f.previewMs)}); peak RSS ${f.peakRssMiB.toFixed(0)} MiB; ` +
           `${f.stores} stores, ${f.changes} changes; ${f.reads} reads + ${f.logins} logins, ${f.writes} writes; ` +
           `record ${kb(f.recordBytes)}; preview ${f.preview.files} files, ${mb(f.preview.bytes)}` +
           `${f.linked ? "" : " NOT IN ITS RECORD"}; job summary ${kb(f.summaryBytes)}; log ${kb(f.logBytes)}`,
