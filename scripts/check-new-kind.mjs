@@ -213,13 +213,15 @@ const view: KindView = {
   ],
 };
 
-/** A store's preview page shows the note after the plan, marked when the plan changes it. */
+/** A store's preview page shows the note after the plan, marked when the plan changes it (its pieces: one). */
 const preview: KindPreview = {
   page(page) {
     const change = page.change("${KIND}", "note");
     const note = change ? text(change.after) : page.state ? (noteState.get(page.state) ?? "") : "";
     const mark = change ? ' data-change="changed"' : "";
-    return \`<section class="entry note" id="throwaway-note"\${mark}><h2>Store note</h2><p>\${escapeHtmlText(note)}</p></section>\`;
+    return [
+      \`<section class="entry note" id="throwaway-note"\${mark}><h2>Store note</h2><p>\${escapeHtmlText(note)}</p></section>\`,
+    ];
   },
 };
 
