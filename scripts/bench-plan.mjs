@@ -497,8 +497,9 @@ async function carteChild() {
         const spans = stages[""] ?? [];
         delete stages[""];
         if (spans.length > 0) {
-          const t0 = Math.min(...spans.map((x) => x[0]));
-          const t1 = Math.max(...spans.map((x) => x[1]));
+          // Not Math.min(...spans): 151,539 arguments at 10,000 stores are past the call stack.
+          const t0 = spans.reduce((m, x) => Math.min(m, x[0]), Infinity);
+          const t1 = spans.reduce((m, x) => Math.max(m, x[1]), -Infinity);
           const step = (t1 - t0) / 10;
           const busy = Array.from({ length: 10 }, (_, i) => {
             const [a, b] = [t0 + i * step, t0 + (i + 1) * step];
