@@ -379,6 +379,20 @@ function decodeChanges(
 }
 
 /**
+ * A function that gives back, for each text, the first equal text it was given: the keys and
+ * addresses read repeat in every store (`ITEM-0001`), and each is then kept once.
+ */
+function textInterner(): (text: string) => string {
+  const texts = new Map<string, string>();
+  return (text) => {
+    const known = texts.get(text);
+    if (known !== undefined) return known;
+    texts.set(text, text);
+    return text;
+  };
+}
+
+/**
  * A reader of the records after the head (the digest's line excluded), which rebuilds the plan. Each
  * record is checked for its form as it comes; the plan's fields are checked afterwards by the caller,
  * as those of a plan of version 1 are. `refuse` gets what is wrong and on which line, never quoting it.
@@ -397,13 +411,7 @@ export function recordReader(
     refuse("line 1: counts must hold the numbers of stores, changes and operations");
   const values: unknown[] = [];
   // Keys repeat in every store (`ITEM-0001`): each text is kept once.
-  const keys = new Map<string, string>();
-  const shared = (text: string): string => {
-    const known = keys.get(text);
-    if (known !== undefined) return known;
-    keys.set(text, text);
-    return text;
-  };
+  const shared = textInterner();
   const stores: PlanStore[] = [];
   const changes: ResourceChange[] = [];
   const operations: Operation[] = [];
@@ -508,13 +516,7 @@ export function recordStream(
 ): RecordStream {
   const counts = head.counts as Record<string, number>;
   const values: unknown[] = [];
-  const keys = new Map<string, string>();
-  const shared = (text: string): string => {
-    const known = keys.get(text);
-    if (known !== undefined) return known;
-    keys.set(text, text);
-    return text;
-  };
+  const shared = textInterner();
   let changes = 0;
   let operations = 0;
   const addresses = {
